@@ -1,0 +1,59 @@
+"""The `escalero` command: one dispatcher, each package registers its subcommands.
+
+Every subcommand module exposes `register(subparsers)`, which adds a parser whose
+default `func(args) -> int` does the work. User mistakes raise EscaleroError
+subclasses; they are printed as one line with their documented exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from scoring.errors import EscaleroError
+
+# Modules that add subcommands; a module that is missing (not built yet) is skipped.
+SUBCOMMAND_MODULES = ("scoring.cli", "sheets.cli", "scan.cli", "web.cli")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="escalero",
+        description="Escalero / Generala score sheets: print, scan, settle.",
+        epilog="Exit codes: 0 ok, 2 usage, 3 bad input file, 4 unreadable photo, "
+        "5 no sheet found, 6 sheet not readable safely, 7 optional tool missing, "
+        "70 internal error.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name == name:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except EscaleroError as err:
+        print(f"escalero {args.command}: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("escalero: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

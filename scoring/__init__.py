@@ -1,0 +1,1 @@
+"""Escalero and Generala rules as data, the sheet model, validation and settlement."""

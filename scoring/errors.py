@@ -1,0 +1,54 @@
+"""Exceptions that carry a user-facing message and the CLI exit code.
+
+Exit codes (documented in README.md):
+  0  success
+  2  usage error (bad option; argparse)
+  3  input file unreadable or ill-formed (sheet JSON, layout JSON)
+  4  photo unreadable (not an image, corrupt, truncated, too large)
+  5  no sheet found in the photo, or its layout is unknown
+  6  sheet found but not readable safely (too small, too blurred)
+  7  an optional tool is missing (e.g. tesseract)
+  70 internal error (a bug: please report it)
+"""
+
+from __future__ import annotations
+
+
+class EscaleroError(Exception):
+    """Base class: `str(err)` is a one-line message that tells the user what to do."""
+
+    exit_code: int = 70
+
+
+class InputFileError(EscaleroError):
+    """A sheet or layout file that cannot be read or has the wrong shape."""
+
+    exit_code = 3
+
+
+class UnknownRulesError(InputFileError):
+    """An unknown game, variant or row id."""
+
+
+class PhotoError(EscaleroError):
+    """The photo itself cannot be decoded."""
+
+    exit_code = 4
+
+
+class SheetNotFoundError(EscaleroError):
+    """No sheet (or no known layout) in the photo."""
+
+    exit_code = 5
+
+
+class UnreadableSheetError(EscaleroError):
+    """A sheet was found but cannot be read safely: refused rather than guessed."""
+
+    exit_code = 6
+
+
+class ToolMissingError(EscaleroError):
+    """An optional external tool (tesseract) is not installed."""
+
+    exit_code = 7
