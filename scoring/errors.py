@@ -20,6 +20,12 @@ class EscaleroError(Exception):
     exit_code: int = 70
 
 
+class UsageError(EscaleroError):
+    """A bad option value that argparse cannot check (e.g. a stake with fractions of a cent)."""
+
+    exit_code = 2
+
+
 class InputFileError(EscaleroError):
     """A sheet or layout file that cannot be read or has the wrong shape."""
 

@@ -24,7 +24,9 @@ class Labels:
 
     def get(self, lang: str) -> str:
         if lang not in LANGUAGES:
-            raise UnknownRulesError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+            raise UnknownRulesError(
+                f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}"
+            )
         return getattr(self, lang)
 
 

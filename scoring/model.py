@@ -1,0 +1,292 @@
+"""The sheet data model: what is written on a score sheet, exactly as written.
+
+A `Sheet` holds raw entries. Nothing is weighted, corrected or judged here:
+an entry that breaks the rules (7 in Neuner) is kept as written, so that the
+validator can name it and the settlement counts it as written.
+
+JSON form (see docs/sheet-json.md):
+
+    {"game": "escalero", "variant": ["strasse-25"], "serial": "optional",
+     "sides": [{"name": "Anna", "members": ["Anna"],
+                "columns": [{"nines": 3, "tens": "x"}, {}, {}],
+                "written_totals": [120, null, 98]}]}
+
+A cell is an integer, "x" for struck, null (or missing) for empty. A written 0
+means struck (RULES.md), so it is stored as STRUCK.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final
+
+from scoring.errors import InputFileError, UnknownRulesError
+from scoring.rulesets import Ruleset, get_ruleset
+
+ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
+STRUCK_JSON = "x"
+# Marks a player may use for "struck" in JSON; "x" is what we write back.
+_STRUCK_MARKS = frozenset({"x", "X", "-", "/"})
+# Larger than any cell or column total on a real sheet; guards against garbage input.
+MAX_WRITTEN = 9999
+
+
+class _Struck:
+    """The struck mark (gestrichen). Distinct from 0 and from empty; counts 0."""
+
+    _instance: _Struck | None = None
+
+    def __new__(cls) -> _Struck:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "STRUCK"
+
+    def __reduce__(self) -> str:
+        return "STRUCK"  # pickles as the module-level singleton
+
+
+STRUCK: Final = _Struck()
+Cell = int | _Struck | None
+
+
+def cell_points(cell: Cell) -> int:
+    """What a cell adds to its column total: struck and empty count 0."""
+    return cell if isinstance(cell, int) else 0
+
+
+def column_name(index: int) -> str:
+    return ROMAN[index] if index < len(ROMAN) else str(index + 1)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of the sheet: a player, or a pair (two members) in pairs mode."""
+
+    name: str
+    members: tuple[str, ...]
+    columns: tuple[Mapping[str, Cell], ...]
+    written_totals: tuple[int | None, ...]
+
+    def cell(self, column: int, row_id: str) -> Cell:
+        return self.columns[column].get(row_id)
+
+    def column_total(self, column: int) -> int:
+        """Sum of the entries as written (invalid values count as written)."""
+        return sum(cell_points(v) for v in self.columns[column].values())
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(self.column_total(c) for c in range(len(self.columns)))
+
+
+@dataclass(frozen=True)
+class Sheet:
+    game: str
+    variants: tuple[str, ...]
+    sides: tuple[Side, ...]
+    serial: str | None = None
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return get_ruleset(self.game, self.variants)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Sheet:
+        """Build a sheet from parsed JSON; InputFileError names the exact problem."""
+        return _parse_sheet(obj)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "variant": list(self.variants),
+            **({"serial": self.serial} if self.serial is not None else {}),
+            "sides": [
+                {
+                    "name": s.name,
+                    "members": list(s.members),
+                    "columns": [
+                        {rid: _cell_to_json(v) for rid, v in col.items() if v is not None}
+                        for col in s.columns
+                    ],
+                    "written_totals": list(s.written_totals),
+                }
+                for s in self.sides
+            ],
+        }
+
+
+def load_sheet(path: str | Path) -> Sheet:
+    """Read a sheet JSON file (`-` reads stdin)."""
+    try:
+        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file; give the path of a sheet JSON file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a directory; give a sheet JSON file") from None
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path}: not a text file; give a sheet JSON file (UTF-8)") from None
+    except OSError as err:
+        raise InputFileError(f"{path}: cannot read it ({err.strerror})") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputFileError(
+            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
+        ) from None
+    try:
+        return Sheet.from_json(obj)
+    except InputFileError as err:
+        raise type(err)(f"{path}: {err}") from None
+
+
+# --- parsing -----------------------------------------------------------------------------
+
+
+def _cell_to_json(cell: Cell) -> int | str | None:
+    return STRUCK_JSON if cell is STRUCK else cell
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "true/false", str: "a string", float: "a decimal number", list: "a list",
+            dict: "an object", int: "an integer"}.get(type(value), type(value).__name__)
+
+
+def _parse_sheet(obj: Any) -> Sheet:
+    if not isinstance(obj, dict):
+        raise InputFileError(
+            f"a sheet must be a JSON object with \"game\" and \"sides\", not {_type_name(obj)}"
+        )
+    game = obj.get("game", "escalero")
+    if not isinstance(game, str):
+        raise InputFileError(f"\"game\" must be a string such as \"escalero\", "
+                             f"not {_type_name(game)}")
+    variants = _parse_variants(obj)
+    try:
+        ruleset = get_ruleset(game, variants)
+    except UnknownRulesError as err:
+        raise UnknownRulesError(str(err)) from None
+    serial = obj.get("serial")
+    if serial is not None and not isinstance(serial, str | int):
+        raise InputFileError(f"\"serial\" must be a string, not {_type_name(serial)}")
+    sides_obj = obj.get("sides")
+    if not isinstance(sides_obj, list) or not sides_obj:
+        raise InputFileError(
+            "\"sides\" must be a non-empty list of sides "
+            "({\"name\": ..., \"columns\": [...]})"
+        )
+    sides = tuple(_parse_side(s, i, ruleset) for i, s in enumerate(sides_obj))
+    return Sheet(game=game, variants=ruleset.variants, sides=sides,
+                 serial=None if serial is None else str(serial))
+
+
+def _parse_variants(obj: dict[str, Any]) -> tuple[str, ...]:
+    if "variant" in obj and "variants" in obj:
+        raise InputFileError("give either \"variant\" or \"variants\", not both")
+    raw = obj.get("variant", obj.get("variants", []))
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        return (raw,)
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        raise InputFileError(
+            f"\"variant\" must be a list of variant names, not {_type_name(raw)}"
+        )
+    return tuple(raw)
+
+
+def _parse_side(obj: Any, index: int, ruleset: Ruleset) -> Side:
+    where = f"side {index + 1}"
+    if not isinstance(obj, dict):
+        raise InputFileError(f"{where}: must be an object with \"name\" and \"columns\", "
+                             f"not {_type_name(obj)}")
+    name = obj.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise InputFileError(f"{where}: \"name\" must be a non-empty string")
+    where = f"side {index + 1} ({name})"
+    members_obj = obj.get("members", [name])
+    if (not isinstance(members_obj, list) or not members_obj
+            or not all(isinstance(m, str) and m.strip() for m in members_obj)):
+        raise InputFileError(f"{where}: \"members\" must be a non-empty list of player names")
+    columns_obj = obj.get("columns")
+    if not isinstance(columns_obj, list):
+        raise InputFileError(f"{where}: \"columns\" must be a list of {ruleset.columns} "
+                             f"column object(s), not {_type_name(columns_obj)}")
+    if len(columns_obj) != ruleset.columns:
+        raise InputFileError(
+            f"{where}: has {len(columns_obj)} column(s) but {_game_name(ruleset)} "
+            f"has {ruleset.columns}; give exactly {ruleset.columns}"
+        )
+    columns = tuple(
+        _parse_column(col, f"{where}, column {column_name(c)}", ruleset)
+        for c, col in enumerate(columns_obj)
+    )
+    totals_obj = obj.get("written_totals", [None] * ruleset.columns)
+    if totals_obj is None:
+        totals_obj = [None] * ruleset.columns
+    if not isinstance(totals_obj, list) or len(totals_obj) != ruleset.columns:
+        raise InputFileError(
+            f"{where}: \"written_totals\" must be a list of {ruleset.columns} "
+            "numbers or nulls (one per column)"
+        )
+    totals = tuple(
+        _parse_int(t, f"{where}, written total of column {column_name(c)}", allow_null=True,
+                   hint="an integer or null")
+        for c, t in enumerate(totals_obj)
+    )
+    return Side(name=name.strip(), members=tuple(m.strip() for m in members_obj),
+                columns=columns, written_totals=totals)
+
+
+def _game_name(ruleset: Ruleset) -> str:
+    variants = f" ({', '.join(ruleset.variants)})" if ruleset.variants else ""
+    return f"{ruleset.game}{variants}"
+
+
+def _parse_column(obj: Any, where: str, ruleset: Ruleset) -> Mapping[str, Cell]:
+    if not isinstance(obj, dict):
+        raise InputFileError(f"{where}: must be an object of row id -> value, "
+                             f"not {_type_name(obj)}")
+    cells: dict[str, Cell] = {}
+    for row_id, raw in obj.items():
+        if row_id not in ruleset.row_ids:
+            raise UnknownRulesError(
+                f"{where}: unknown row {row_id!r} for {_game_name(ruleset)}; "
+                f"rows are {', '.join(ruleset.row_ids)}"
+            )
+        cell = _parse_cell(raw, f"{where}, row {row_id}")
+        if cell is not None:
+            cells[row_id] = cell
+    # Keep the ruleset's row order so output and iteration are stable.
+    ordered = {rid: cells[rid] for rid in ruleset.row_ids if rid in cells}
+    return MappingProxyType(ordered)
+
+
+def _parse_cell(raw: Any, where: str) -> Cell:
+    if isinstance(raw, str) and raw.strip() in _STRUCK_MARKS:
+        return STRUCK
+    value = _parse_int(raw, where, allow_null=True,
+                       hint="an integer, \"x\" for struck or null for empty")
+    if value == 0:
+        return STRUCK  # a written 0 reads as struck
+    return value
+
+
+def _parse_int(raw: Any, where: str, *, allow_null: bool, hint: str) -> int | None:
+    if raw is None and allow_null:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        shown = json.dumps(raw) if isinstance(raw, str | float | list | dict | bool) else repr(raw)
+        raise InputFileError(f"{where}: {shown} is not a valid entry; use {hint}")
+    if not 0 <= raw <= MAX_WRITTEN:
+        raise InputFileError(f"{where}: {raw} is out of range; entries are 0-{MAX_WRITTEN}")
+    return raw

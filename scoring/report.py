@@ -1,0 +1,80 @@
+"""`settle_report`: the JSON of `escalero settle --json` (and of scan/web), in one place.
+
+Shape (docs/sheet-json.md):
+    {"settlement": {"totals": [[...], ...], "winners": [...], "points": [...], ...},
+     "validation": [{"side", "column", "row", "kind", "where", "message"}, ...],
+     "money": {...}}                      # only when a stake is given
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from scoring import money
+from scoring.model import Sheet
+from scoring.settle import settle
+from scoring.validate import EMPTY, validate
+
+
+def settle_report(
+    sheet: Sheet,
+    stake: str | int | Decimal | None = None,
+    currency: str = "EUR",
+    lang: str = "de",
+) -> dict[str, Any]:
+    """Validate and settle `sheet` as written; add money when a stake per point is given."""
+    rules = sheet.ruleset
+    result = settle(sheet)
+    problems = validate(sheet, lang)
+    settlement: dict[str, Any] = {
+        "totals": [list(t) for t in result.totals],
+        "winners": list(result.winners),
+        "points": list(result.points),
+        "column_weights": list(rules.column_weights),
+        "all_columns": result.all_columns,
+        "complete": not any(p.kind == EMPTY for p in problems),
+        "players": [
+            {"name": m, "side": s, "points": result.points[s]}
+            for s, side in enumerate(sheet.sides) for m in side.members
+        ],
+    }
+    if rules.game == "generala":
+        order = sorted(range(len(sheet.sides)), key=lambda s: (result.places[s], s))
+        settlement["game_winners"] = list(result.game_winners)
+        settlement["ranking"] = [
+            {"side": s, "name": sheet.sides[s].name, "total": result.totals[s][0],
+             "place": result.places[s]}
+            for s in order
+        ]
+    report: dict[str, Any] = {
+        "settlement": settlement,
+        "validation": [p.to_json() for p in problems],
+    }
+    if stake is not None:
+        report["money"] = money_report(sheet, result.points, money.parse_stake(stake), currency)
+    return report
+
+
+def money_report(
+    sheet: Sheet, points: list[int] | tuple[int, ...], stake_cents: int, currency: str
+) -> dict[str, Any]:
+    """Amounts per side (what each member is shown) and per player; transfers between players."""
+    amounts = money.side_amounts(points, stake_cents)
+    players = money.player_amounts([s.members for s in sheet.sides], amounts)
+    return {
+        "stake": str(money.to_money(stake_cents)),
+        "currency": currency,
+        "amounts": [str(money.to_money(a)) for a in amounts],
+        "players": {name: str(money.to_money(c)) for name, c in players.items()},
+        "transfers": transfers_json(players),
+    }
+
+
+def transfers_json(players: dict[str, int]) -> list[dict[str, str]]:
+    """Fewest payments that settle per-player cents, as {"from", "to", "amount"} by name."""
+    names = list(players)
+    return [
+        {"from": names[t.payer], "to": names[t.payee], "amount": str(t.amount)}
+        for t in money.fewest_transfers([players[n] for n in names])
+    ]
