@@ -1,0 +1,290 @@
+"""Synthetic handwriting: draws numbers, strikes and names into a page image like a pen would.
+
+Digit shapes come from MNIST: `samples/data/digits.png` (5,000 MNIST training digits as
+shipped with OpenCV's samples, Debian package `opencv-doc`; MNIST by Y. LeCun, C. Cortes,
+C. Burges). The grid is split by column into two disjoint glyph pools: columns 0-69 are
+"train", columns 70-99 are "eval", so a model is never measured on glyphs it learned from.
+
+A `Writer` fixes one person's style (pen, size, slant, spacing, favourite strike); every
+call draws a fresh variation of it. Ink is blended multiplicatively (ink on paper), so it
+darkens the grid lines it crosses instead of painting over them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DIGITS_PNG = Path(__file__).parent / "data" / "digits.png"
+SPLITS = ("train", "eval")
+_TRAIN_COLUMNS = 70  # grid columns 0-69 train, 70-99 eval
+STRIKES = ("dash", "slash", "cross", "line", "zero")
+
+# Pens as (name, BGR ink colour, opacity). Opacity < 1 lets paper show through (pencil).
+PENS = (
+    ("ballpoint-blue", (150, 62, 22), 0.95),
+    ("ballpoint-blue", (120, 48, 35), 0.95),
+    ("gel-blue", (170, 70, 20), 0.97),
+    ("black", (38, 34, 32), 0.97),
+    ("felt-black", (20, 20, 20), 1.0),
+    ("pencil", (95, 95, 100), 0.75),
+)
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One person's handwriting. Lengths are fractions of the cell (box) height."""
+
+    id: int
+    split: str  # glyph pool: "train" or "eval"
+    glyphs: tuple[tuple[int, ...], ...]  # per digit 0-9: indices into that digit's pool
+    pen: str
+    ink_bgr: tuple[int, int, int]
+    opacity: float
+    stroke: float  # stroke weight relative to MNIST's (1.0); ballpoints are thinner
+    height: float  # digit height / box height
+    width: float  # horizontal stretch of the glyphs
+    slant: float  # shear: x shift per unit of height (positive leans right)
+    spacing: float  # gap between digits / digit height (negative: overlapping)
+    jitter: float  # baseline jitter / digit height
+    offset: tuple[float, float]  # preferred centre shift in the box (fraction of w, h)
+    overflow: float  # how far a number may spill over the box width before it is squeezed
+    strike: str  # favourite way to strike a cell, one of STRIKES
+
+
+@lru_cache(maxsize=1)
+def _pools() -> dict[str, tuple[tuple[np.ndarray, ...], ...]]:
+    """Glyph alpha masks (float32 0..1, cropped to the ink) per split, per digit."""
+    sheet = cv2.imread(str(DIGITS_PNG), cv2.IMREAD_GRAYSCALE)
+    if sheet is None:
+        raise FileNotFoundError(f"{DIGITS_PNG} is missing; it ships with the repository")
+    pools: dict[str, list[list[np.ndarray]]] = {s: [[] for _ in range(10)] for s in SPLITS}
+    for row in range(50):
+        digit = row // 5
+        for col in range(100):
+            cell = sheet[row * 20:(row + 1) * 20, col * 20:(col + 1) * 20]
+            ys, xs = np.nonzero(cell > 40)
+            glyph = cell[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32) / 255
+            split = "train" if col < _TRAIN_COLUMNS else "eval"
+            pools[split][digit].append(glyph)
+    return {s: tuple(tuple(g) for g in per_digit) for s, per_digit in pools.items()}
+
+
+def pool_size(split: str, digit: int) -> int:
+    return len(_pools()[split][digit])
+
+
+def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int | None = None
+                ) -> Writer:
+    """A random writer whose digits all come from the `split` glyph pool."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
+    pools = _pools()[split]
+    # A real person writes each digit much the same way: 1-3 shapes per digit.
+    glyphs = tuple(
+        tuple(int(i) for i in rng.choice(len(pools[d]), size=int(rng.integers(1, 4)),
+                                         replace=False))
+        for d in range(10)
+    )
+    pen, ink, opacity = PENS[int(rng.integers(len(PENS)))]
+    ink = tuple(int(np.clip(c + rng.normal(0, 10), 0, 255)) for c in ink)
+    strike = str(rng.choice(STRIKES, p=(0.35, 0.25, 0.1, 0.15, 0.15)))
+    return Writer(
+        id=int(writer_id if writer_id is not None else rng.integers(1 << 31)),
+        split=split,
+        glyphs=glyphs,
+        pen=pen,
+        ink_bgr=ink,  # type: ignore[arg-type]
+        opacity=opacity,
+        stroke=float(rng.uniform(0.55, 1.35)),
+        height=float(np.clip(rng.normal(0.66, 0.1), 0.42, 0.95)),
+        width=float(np.clip(rng.normal(1.0, 0.1), 0.75, 1.3)),
+        slant=float(np.clip(rng.normal(0.1, 0.12), -0.15, 0.4)),
+        spacing=float(np.clip(rng.normal(0.08, 0.1), -0.18, 0.35)),
+        jitter=float(rng.uniform(0.0, 0.08)),
+        offset=(float(rng.normal(0, 0.07)), float(rng.normal(0, 0.07))),
+        overflow=float(rng.uniform(0.85, 1.1)),
+        strike=strike,
+    )
+
+
+def _ink_ramp(a: np.ndarray, stroke: float) -> np.ndarray:
+    """Re-threshold a smoothly upscaled mask: higher threshold, thinner stroke."""
+    t = float(np.clip(0.5 - 0.45 * (stroke - 1.0), 0.15, 0.85))
+    return np.clip((a - t) * 4.0 + 0.5, 0.0, 1.0)
+
+
+def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generator
+                 ) -> np.ndarray:
+    """Ink alpha of a written number, before placing it in a cell."""
+    pools = _pools()[writer.split]
+    h = max(6.0, writer.height * box_h * rng.uniform(0.92, 1.08))
+    jitter = writer.jitter * h
+    pieces = []
+    for ch in str(value):
+        d = int(ch)
+        glyph = pools[d][writer.glyphs[d][int(rng.integers(len(writer.glyphs[d])))]]
+        gh, gw = glyph.shape
+        scale = h / max(gh, 10) * rng.uniform(0.93, 1.07)
+        size = (max(2, round(gw * scale * writer.width * rng.uniform(0.92, 1.08))),
+                max(2, round(gh * scale)))
+        # Pad before upscaling so the cubic kernel rounds off the stroke ends; the padding
+        # is taken off the gap below so spacing is measured between the inks.
+        r = max(1, round(scale))
+        pieces.append(cv2.resize(np.pad(glyph, 1), (size[0] + 2 * r, size[1] + 2 * r),
+                                 interpolation=cv2.INTER_CUBIC))
+    pad = int(math.ceil(jitter + 0.1 * h)) + 2
+    canvas_h = max(p.shape[0] for p in pieces) + 2 * pad
+    gaps = [writer.spacing * h + rng.normal(0, 0.04 * h) - 2 * max(1, round(h / 16))
+            for _ in pieces[1:]]
+    width = sum(p.shape[1] for p in pieces) + int(sum(max(g, -0.5 * h) for g in gaps)) + 2 * pad
+    canvas = np.zeros((canvas_h, max(width, 4) + pieces[-1].shape[1]), np.float32)
+    x = float(pad)
+    for i, p in enumerate(pieces):
+        ph, pw = p.shape
+        # Digits of one number share a baseline; the jitter moves each a little.
+        y = canvas_h - pad - ph + int(round(rng.uniform(-jitter, jitter)))
+        xi = int(round(max(x, 0)))
+        region = canvas[y:y + ph, xi:xi + pw]
+        np.maximum(region, p[:region.shape[0], :region.shape[1]], out=region)
+        x = xi + pw + (max(gaps[i], -0.5 * h) if i < len(gaps) else 0)
+    canvas = canvas[:, :int(x) + pad]
+    slant = writer.slant + rng.normal(0, 0.03)
+    if abs(slant) > 1e-3:
+        ch_, cw_ = canvas.shape
+        extra = int(math.ceil(abs(slant) * ch_))
+        m = np.float32([[1, -slant, slant * ch_ if slant > 0 else 0], [0, 1, 0]])
+        canvas = cv2.warpAffine(canvas, m, (cw_ + extra, ch_), flags=cv2.INTER_LINEAR)
+    return _ink_ramp(canvas, writer.stroke * rng.uniform(0.9, 1.1))
+
+
+def _stroke_px(writer: Writer, box_h: int) -> float:
+    # MNIST strokes are about 12% of the digit height at weight 1.0.
+    return max(1.0, 0.1 * writer.height * box_h * writer.stroke)
+
+
+def _polyline_mask(shape: tuple[int, int], points: list[np.ndarray], thickness: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Hand-drawn line through `points`: slightly bent, anti-aliased."""
+    mask = np.zeros(shape, np.uint8)
+    for a, b in zip(points, points[1:], strict=False):
+        n = 4
+        ts = np.linspace(0, 1, n + 1)[:, None]
+        normal = np.array([-(b - a)[1], (b - a)[0]]) / (np.linalg.norm(b - a) + 1e-6)
+        bend = rng.normal(0, 0.04) * np.linalg.norm(b - a)
+        pts = a + (b - a) * ts + normal * (bend * np.sin(np.pi * ts))
+        cv2.polylines(mask, [np.round(pts * 4).astype(np.int32)], False, 255,
+                      thickness=max(1, int(round(thickness))), lineType=cv2.LINE_AA, shift=2)
+    return mask.astype(np.float32) / 255
+
+
+def _strike_mask(style: str, writer: Writer, w: int, h: int, rng: np.random.Generator
+                 ) -> tuple[np.ndarray, tuple[int, int]]:
+    """Alpha of a strike and its top-left offset relative to the box."""
+    m = int(0.25 * h)  # strikes may run into the margin and over the grid lines
+    shape = (h + 2 * m, w + 2 * m)
+    cx = m + w / 2 + writer.offset[0] * w + rng.normal(0, 0.05 * w)
+    cy = m + h / 2 + writer.offset[1] * h + rng.normal(0, 0.06 * h)
+    t = _stroke_px(writer, h) * rng.uniform(0.8, 1.2)
+    half = w * rng.uniform(0.15, 0.38)
+    tilt = rng.normal(0, 0.08) * half
+    if style == "dash":
+        pts = [np.array([cx - half, cy + tilt]), np.array([cx + half, cy - tilt])]
+        return _polyline_mask(shape, pts, t, rng), (-m, -m)
+    if style == "line":  # a long stroke through the whole cell, often over the lines
+        x0, x1 = m - rng.uniform(0.0, 0.15) * w, m + w + rng.uniform(0.0, 0.15) * w
+        dy = rng.normal(0, 0.15) * h
+        pts = [np.array([x0, cy + dy]), np.array([x1, cy - dy])]
+        return _polyline_mask(shape, pts, t, rng), (-m, -m)
+    hh = h * rng.uniform(0.25, 0.42)
+    hw = min(half, hh * rng.uniform(0.6, 1.4))
+    slash = [np.array([cx - hw, cy + hh]), np.array([cx + hw, cy - hh])]
+    if style == "slash":
+        return _polyline_mask(shape, slash, t, rng), (-m, -m)
+    back = [np.array([cx - hw, cy - hh]), np.array([cx + hw, cy + hh])]
+    mask = np.maximum(_polyline_mask(shape, slash, t, rng), _polyline_mask(shape, back, t, rng))
+    return mask, (-m, -m)
+
+
+def _blend(page: np.ndarray, alpha: np.ndarray, x0: int, y0: int, writer: Writer,
+           rng: np.random.Generator) -> tuple[int, int, int, int] | None:
+    """Multiply ink into the page at (x0, y0), clipped to the page. Returns the ink box."""
+    ph, pw = page.shape[:2]
+    ah, aw = alpha.shape
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(pw, x0 + aw), min(ph, y0 + ah)
+    if xa >= xb or ya >= yb:
+        return None
+    a = alpha[ya - y0:yb - y0, xa - x0:xb - x0] * writer.opacity
+    if writer.pen == "pencil":  # graphite leaves grain
+        a = a * rng.uniform(0.6, 1.0, a.shape).astype(np.float32)
+    else:  # ballpoints skip a little, unevenly
+        a = a * (1.0 - 0.15 * rng.random(a.shape, dtype=np.float32) ** 4)
+    ink = np.asarray(writer.ink_bgr, np.float32) / 255.0
+    factor = 1.0 - a[:, :, None] * (1.0 - ink[None, None, :])
+    region = page[ya:yb, xa:xb]
+    if region.ndim == 2:  # grey page: use the ink's luminance
+        factor = factor.mean(axis=2)
+    region[...] = np.clip(region.astype(np.float32) * factor, 0, 255).astype(page.dtype)
+    ys, xs = np.nonzero(a > 0.3)
+    if len(xs) == 0:
+        return None
+    return (xa + int(xs.min()), ya + int(ys.min()), xa + int(xs.max()) + 1,
+            ya + int(ys.max()) + 1)
+
+
+def render_entry(page_bgr: np.ndarray, box_px: Box, entry: int | str, writer: Writer,
+                 rng: np.random.Generator) -> tuple[int, int, int, int] | None:
+    """Write `entry` (a number 0-999 or "x" for struck) into the box, in place.
+
+    Returns the bounding box (x0, y0, x1, y1) of the ink drawn, or None if nothing landed
+    on the page. "x" is drawn in the writer's favourite strike style most of the time.
+    """
+    x, y, w, h = (int(v) for v in box_px)
+    if entry == "x":
+        style = writer.strike if rng.random() < 0.75 else str(rng.choice(STRIKES))
+        if style == "zero":
+            entry = 0
+        else:
+            mask, (dx, dy) = _strike_mask(style, writer, w, h, rng)
+            return _blend(page_bgr, mask, x + dx, y + dy, writer, rng)
+    if isinstance(entry, str) or not 0 <= int(entry) <= 999:
+        raise ValueError(f"entry must be 0-999 or 'x', not {entry!r}")
+    mask = _number_mask(int(entry), writer, h, rng)
+    mh, mw = mask.shape
+    limit = w * writer.overflow
+    if mw > limit:  # people squeeze long numbers to fit; keep the height
+        mw = max(4, int(limit))
+        mask = cv2.resize(mask, (mw, mh), interpolation=cv2.INTER_AREA)
+    cx = x + w / 2 + writer.offset[0] * w + rng.normal(0, 0.04 * w)
+    cy = y + h / 2 + writer.offset[1] * h + rng.normal(0, 0.05 * h)
+    return _blend(page_bgr, mask, int(round(cx - mw / 2)), int(round(cy - mh / 2)), writer, rng)
+
+
+def render_text(page_bgr: np.ndarray, box_px: Box, text: str, writer: Writer,
+                rng: np.random.Generator) -> tuple[int, int, int, int] | None:
+    """A handwritten-looking scribble for `text` (player names are never read back)."""
+    x, y, w, h = (int(v) for v in box_px)
+    n = max(1, len(text.strip()))
+    letter_w = min(h * 0.45, 0.9 * w / n)
+    width = letter_w * n
+    amp = h * writer.height * 0.35
+    ts = np.linspace(0, 1, 12 * n)
+    # Loops of a cursive hand: a sine per letter with varying height, plus slant.
+    heights = np.repeat(rng.uniform(0.5, 1.0, n), 12)
+    heights[:12] = 1.0  # a capital first letter
+    xs = ts * width + writer.slant * amp * np.sin(2 * np.pi * n * ts)
+    ys = -amp * heights * np.abs(np.sin(np.pi * n * ts + rng.uniform(0, 0.3)))
+    pts = np.stack([xs, ys + amp], axis=1) + np.array([w * 0.05, (h - amp) / 2])
+    shape = (h, w)
+    mask = np.zeros(shape, np.uint8)
+    cv2.polylines(mask, [np.round(pts * 4).astype(np.int32)], False, 255,
+                  thickness=max(1, int(round(_stroke_px(writer, h)))), lineType=cv2.LINE_AA,
+                  shift=2)
+    return _blend(page_bgr, mask.astype(np.float32) / 255, x, y, writer, rng)
