@@ -78,3 +78,29 @@ def transfers_json(players: dict[str, int]) -> list[dict[str, str]]:
         {"from": names[t.payer], "to": names[t.payee], "amount": str(t.amount)}
         for t in money.fewest_transfers([players[n] for n in names])
     ]
+
+
+def balance_report(
+    sheets: list[Sheet], stake: str | int | Decimal | None = None, currency: str = "EUR"
+) -> dict[str, Any]:
+    """Running balance over several games by player name: points, and money with a stake.
+
+    A pair's members each carry the side's result; a side of one among pairs plays
+    for two (see scoring.money).
+    """
+    games = [settle(s) for s in sheets]
+    points = money.running_balance(
+        money.player_amounts([side.members for side in sheet.sides], g.points)
+        for sheet, g in zip(sheets, games, strict=True)
+    )
+    out: dict[str, Any] = {"players": dict(sorted(points.items(), key=lambda kv: -kv[1]))}
+    if stake is not None:
+        cents = money.parse_stake(stake)
+        players = {name: p * cents for name, p in out["players"].items()}
+        out["money"] = {
+            "stake": str(money.to_money(cents)),
+            "currency": currency,
+            "players": {name: str(money.to_money(c)) for name, c in players.items()},
+            "transfers": transfers_json(players),
+        }
+    return out

@@ -1,0 +1,138 @@
+"""`escalero settle`, `escalero rules` and `escalero dice`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scoring import text
+from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
+from scoring.model import load_sheet
+from scoring.report import balance_report, settle_report
+from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "settle",
+        help="validate and settle a filled sheet (JSON) into Partiepunkte and money",
+        description="Validate and settle sheet JSON files (see docs/sheet-json.md). "
+        "Several files: each game, then the running balance per player.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="sheet JSON file ('-' reads stdin)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--stake", metavar="AMOUNT",
+                   help="money per Partiepunkt, e.g. 0.50 (whole cents)")
+    p.add_argument("--currency", default="EUR", help="currency shown with amounts (EUR)")
+    p.add_argument("--lang", choices=LANGUAGES, default="de", help="row labels (de)")
+    p.set_defaults(func=cmd_settle)
+
+    r = subparsers.add_parser("rules", help="print the rows and allowed values of a game",
+                              description="Print the rows, allowed values and column weights.")
+    _rules_options(r)
+    r.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    r.set_defaults(func=cmd_rules)
+
+    d = subparsers.add_parser(
+        "dice", help="what five dice score in each row; compare Start-Poker hands",
+        description="Score a throw, e.g. `escalero dice 9 9 K K K --served`. "
+        "Escalero faces: 9 10 B D K A (J/Q accepted); Generala: 1-6.",
+    )
+    d.add_argument("faces", nargs=5, metavar="FACE", help="the five dice")
+    d.add_argument("--served", action="store_true",
+                   help="all five lay in one roll (serviert): served values count")
+    d.add_argument("--against", metavar="'F F F F F'",
+                   help="Start-Poker: compare with another hand (five faces in quotes)")
+    _rules_options(d)
+    d.add_argument("--json", action="store_true", help="print JSON")
+    d.set_defaults(func=cmd_dice)
+
+
+def _rules_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", choices=GAMES, default="escalero")
+    p.add_argument("--variant", action="append", default=[], metavar="V",
+                   help=f"house variant, repeatable or comma-separated: "
+                   f"{', '.join(ESCALERO_VARIANTS)}")
+    p.add_argument("--lang", choices=LANGUAGES, default="de", help="labels (de)")
+
+
+def _variants(args: argparse.Namespace) -> list[str]:
+    return [v.strip() for arg in args.variant for v in arg.split(",") if v.strip()]
+
+
+def _print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def cmd_settle(args: argparse.Namespace) -> int:
+    sheets = [load_sheet(f) for f in args.files]
+    reports = [settle_report(s, args.stake, args.currency, args.lang) for s in sheets]
+    if len(sheets) == 1:
+        if args.json:
+            _print_json(reports[0])
+        else:
+            sys.stdout.write(text.format_report(sheets[0], reports[0], args.lang))
+        return 0
+    balance = balance_report(sheets, args.stake, args.currency)
+    if args.json:
+        _print_json({"games": [{"file": f, **r} for f, r in zip(args.files, reports, strict=True)],
+                     "balance": balance})
+        return 0
+    for f, sheet, report in zip(args.files, sheets, reports, strict=True):
+        sys.stdout.write(f"== {f}\n" + text.format_report(sheet, report, args.lang) + "\n")
+    if "money" in balance:
+        m = balance["money"]
+        sys.stdout.write(text.format_balance(m["players"], m["transfers"], m["currency"],
+                                             args.lang))
+    else:
+        sys.stdout.write(text.format_balance(balance["players"], [], "", args.lang))
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    rules = get_ruleset(args.game, _variants(args))
+    if args.json:
+        _print_json({
+            "game": rules.game, "variant": list(rules.variants), "columns": rules.columns,
+            "column_weights": list(rules.column_weights),
+            "all_columns_bonus": rules.all_columns_bonus,
+            "sides": [rules.min_sides, rules.max_sides],
+            "rows": [{"id": r.id, "label": r.labels.get(args.lang), "face": r.face,
+                      "allowed": list(r.allowed), "served": list(r.served),
+                      "requires": r.requires, "describe": r.describe_allowed()}
+                     for r in rules.rows],
+        })
+    else:
+        sys.stdout.write(text.format_rules(rules, args.lang))
+    return 0
+
+
+def cmd_dice(args: argparse.Namespace) -> int:
+    rules = get_ruleset(args.game, _variants(args))
+    throw = parse_throw(args.faces, rules, args.served)
+    scores = row_scores(throw, rules)
+    out: dict[str, Any] = {"faces": list(throw.faces), "served": throw.served, "rows": scores}
+    if rules.game == "escalero":
+        out["start_poker"] = poker_hand(throw).name
+    if args.against:
+        other = parse_throw(args.against.split(), rules)
+        out["against"] = {"faces": list(other.faces), "start_poker": poker_hand(other).name,
+                          "result": compare_hands(throw, other)}
+    if args.json:
+        _print_json(out)
+        return 0
+    w = text.WORDS[args.lang]
+    served = f" ({w['served']})" if throw.served else ""
+    sys.stdout.write(" ".join(throw.faces) + served + "\n" + text.format_scores(scores, rules,
+                                                                              args.lang))
+    if "start_poker" in out:
+        sys.stdout.write(f"{w['hand']}: {out['start_poker']}\n")
+    if "against" in out:
+        a = out["against"]
+        verdict = {1: " ".join(throw.faces) + f" {w['wins']}",
+                   -1: " ".join(a["faces"]) + f" {w['wins']}", 0: w["tie"]}[a["result"]]
+        sys.stdout.write(f"  vs {' '.join(a['faces'])} ({a['start_poker']}): {verdict}\n")
+    return 0

@@ -1,0 +1,170 @@
+"""Plain-text output for the terminal: the settled sheet, the rules, a dice throw.
+
+Pure functions from data to a string; German words by default (`lang`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scoring.model import STRUCK, Sheet, column_name
+from scoring.rulesets import Ruleset
+from scoring.validate import EMPTY
+
+WORDS: dict[str, dict[str, str]] = {
+    "de": {"total": "Summe", "written": "geschrieben", "winners": "Spaltensieger",
+           "nobody": "niemand (Gleichstand)", "points": "Partiepunkte", "money": "Geld",
+           "per_point": "pro Punkt", "transfers": "Zahlungen", "none": "keine",
+           "problems": "Probleme", "empty": "leer", "all": "alle Spalten",
+           "columns": "Spalten", "weights": "Gewichte", "bonus": "Bonus für alle Spalten",
+           "sides": "Seiten", "row": "Zeile", "allowed": "erlaubt", "ranking": "Rangliste",
+           "place": "Platz", "balance": "Gesamtstand", "game": "Partie", "served": "serviert",
+           "hand": "Start-Poker", "wins": "gewinnt", "tie": "Gleichstand: neu würfeln"},
+    "en": {"total": "Total", "written": "written", "winners": "Column winners",
+           "nobody": "nobody (tie)", "points": "Points", "money": "Money",
+           "per_point": "per point", "transfers": "Transfers", "none": "none",
+           "problems": "Problems", "empty": "empty", "all": "all columns",
+           "columns": "Columns", "weights": "weights", "bonus": "bonus for all columns",
+           "sides": "sides", "row": "Row", "allowed": "allowed", "ranking": "Ranking",
+           "place": "place", "balance": "Running balance", "game": "Game",
+           "served": "served", "hand": "Start-Poker", "wins": "wins",
+           "tie": "tie: roll again"},
+    "es": {"total": "Total", "written": "escrito", "winners": "Ganadores de columna",
+           "nobody": "nadie (empate)", "points": "Puntos", "money": "Dinero",
+           "per_point": "por punto", "transfers": "Pagos", "none": "ninguno",
+           "problems": "Problemas", "empty": "vacío", "all": "todas las columnas",
+           "columns": "Columnas", "weights": "pesos", "bonus": "bono por todas las columnas",
+           "sides": "lados", "row": "Fila", "allowed": "permitido", "ranking": "Clasificación",
+           "place": "puesto", "balance": "Saldo acumulado", "game": "Partida",
+           "served": "servida", "hand": "Start-Poker", "wins": "gana",
+           "tie": "empate: tirar de nuevo"},
+}
+
+CELL_W = 5
+
+
+def _cell_text(cell: object) -> str:
+    if cell is None:
+        return "."
+    if cell is STRUCK:
+        return "x"
+    return str(cell)
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}" if n else "0"
+
+
+def format_report(sheet: Sheet, report: Mapping[str, Any], lang: str = "de") -> str:
+    """The sheet as a grid, then winners, points, money and the problems found."""
+    w = WORDS[lang]
+    rules = sheet.ruleset
+    st = report["settlement"]
+    label_w = max(len(w["written"]), len(w["total"]),
+                  *(len(r.labels.get(lang)) for r in rules.rows)) + 1
+    side_w = CELL_W * rules.columns
+    lines = [_title(rules, len(sheet.sides), w)]
+    lines.append(" " * label_w + "".join(f"{s.name[:side_w - 1]:>{side_w}}" for s in sheet.sides))
+    if rules.columns > 1:
+        lines.append(" " * label_w + "".join(
+            f"{column_name(c):>{CELL_W}}" for _ in sheet.sides for c in range(rules.columns)))
+    for row in rules.rows:
+        cells = "".join(f"{_cell_text(side.cell(c, row.id)):>{CELL_W}}"
+                        for side in sheet.sides for c in range(rules.columns))
+        lines.append(f"{row.labels.get(lang):<{label_w}}{cells}")
+    totals = "".join(f"{t:>{CELL_W}}" for side_totals in st["totals"] for t in side_totals)
+    lines.append(f"{w['total']:<{label_w}}{totals}")
+    if any(t is not None for s in sheet.sides for t in s.written_totals):
+        written = "".join(f"{'' if t is None else t:>{CELL_W}}"
+                          for s in sheet.sides for t in s.written_totals)
+        lines.append(f"{w['written']:<{label_w}}{written}")
+    lines.append("")
+    names = [s.name for s in sheet.sides]
+    if "ranking" in st:
+        lines.append(f"{w['ranking']}: " + ", ".join(
+            f"{r['place']}. {r['name']} ({r['total']})" for r in st["ranking"]))
+    elif rules.columns > 1:
+        lines.append(f"{w['winners']}: " + ", ".join(
+            f"{column_name(c)} {w['nobody'] if v is None else names[v]}"
+            for c, v in enumerate(st["winners"])))
+        if st["all_columns"] is not None:
+            lines[-1] += f" ({w['all']}: {names[st['all_columns']]})"
+    lines.append(f"{w['points']}: " + ", ".join(
+        f"{n} {_signed(p)}" for n, p in zip(names, st["points"], strict=True)))
+    if "money" in report:
+        m = report["money"]
+        cur = m["currency"]
+        lines.append(f"{w['money']} ({m['stake']} {cur} {w['per_point']}): " + ", ".join(
+            f"{n} {_money(a)} {cur}" for n, a in m["players"].items()))
+        lines.append(f"{w['transfers']}: " + (", ".join(
+            f"{t['from']} -> {t['to']} {t['amount']} {cur}" for t in m["transfers"])
+            or w["none"]))
+    lines.extend(format_problems(report["validation"], sheet, lang))
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _money(text: str) -> str:
+    return text if text.startswith("-") or text == "0.00" else f"+{text}"
+
+
+def _title(rules: Ruleset, sides: int, w: Mapping[str, str]) -> str:
+    variants = f" ({', '.join(rules.variants)})" if rules.variants else ""
+    return f"{rules.game.capitalize()}{variants}, {sides} {w['sides']}"
+
+
+def format_problems(problems: Sequence[Mapping[str, Any]], sheet: Sheet, lang: str) -> list[str]:
+    """Problems one per line; empty cells grouped per column so a blank sheet stays short."""
+    if not problems:
+        return []
+    w = WORDS[lang]
+    rules = sheet.ruleset
+    lines = ["", f"{w['problems']} ({len(problems)}):"]
+    empty: dict[tuple[int, int], list[str]] = {}
+    for p in problems:
+        if p["kind"] == EMPTY:
+            empty.setdefault((p["side"], p["column"]), []).append(
+                rules.row(p["row"]).labels.get(lang))
+        else:
+            lines.append(f"  {p['where']}: {p['message']}" if p["where"] else f"  {p['message']}")
+    for (s, c), labels in empty.items():
+        place = sheet.sides[s].name + (f", {column_name(c)}" if rules.columns > 1 else "")
+        lines.append(f"  {place}: {w['empty']}: {', '.join(labels)}")
+    return lines
+
+
+def format_rules(rules: Ruleset, lang: str = "de") -> str:
+    w = WORDS[lang]
+    width = max(len(r.labels.get(lang)) for r in rules.rows) + 2
+    lines = [_title(rules, 0, w).rsplit(",", 1)[0],
+             f"{w['columns']}: {rules.columns}, {w['weights']} "
+             f"{'-'.join(map(str, rules.column_weights))}"
+             + (f", {w['bonus']} +{rules.all_columns_bonus}" if rules.all_columns_bonus else "")
+             + f"; {rules.min_sides}-{rules.max_sides} {w['sides']}",
+             ""]
+    for r in rules.rows:
+        face = f" ({r.face})" if r.face and r.face != r.labels.get(lang) else ""
+        label = r.labels.get(lang) + face
+        lines.append(f"  {r.id:<16}{label:<{width + 4}}{r.describe_allowed()}")
+    return "\n".join(lines) + "\n"
+
+
+def format_scores(scores: Mapping[str, int], rules: Ruleset, lang: str = "de") -> str:
+    width = max(len(r.labels.get(lang)) for r in rules.rows) + 2
+    return "\n".join(f"  {rules.row(rid).labels.get(lang):<{width}}{v:>4}"
+                     for rid, v in scores.items()) + "\n"
+
+
+def format_balance(balance: Mapping[str, Any], transfers: Sequence[Mapping[str, str]],
+                   unit: str, lang: str = "de") -> str:
+    """Per-player balance: money strings with a currency `unit`, else integer points."""
+    w = WORDS[lang]
+    if unit:
+        shown = ", ".join(f"{n} {_money(a)} {unit}" for n, a in balance.items())
+    else:
+        shown = ", ".join(f"{n} {_signed(c)}" for n, c in balance.items())
+    lines = [f"{w['balance']}: {shown}"]
+    if unit:
+        lines.append(f"{w['transfers']}: " + (", ".join(
+            f"{t['from']} -> {t['to']} {t['amount']} {unit}" for t in transfers) or w["none"]))
+    return "\n".join(lines) + "\n"
