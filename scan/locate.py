@@ -1,0 +1,224 @@
+"""Stage 2: find the sheet in the photo: fiducials, QR code, page outline, homography.
+
+Markers are detected on a downscaled copy (fast) and their corners refined at
+full resolution. The homography maps sheet millimetres to photo pixels; every
+detected marker corner is a correspondence, so three markers are plenty and the
+fourth is never needed. With fewer, the paper's outline supplies the corners and
+the markers (or the QR code) say which corner is which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scan.geometry import SheetGeometry
+from scoring.errors import SheetNotFoundError
+
+FIDUCIAL_IDS = (0, 1, 2, 3)
+DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
+NO_SHEET = ("no score sheet found: hold the phone so all four corner marks "
+            "are in the picture")
+
+
+@dataclass(frozen=True)
+class MarkerHit:
+    id: int
+    corners: np.ndarray  # (4, 2) float32, photo px, ArUco corner order
+
+
+@dataclass(frozen=True)
+class QrHit:
+    text: str
+    corners: np.ndarray  # (4, 2) float32, photo px: the code's TL, TR, BR, BL
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the sheet lies in the photo."""
+
+    homography: np.ndarray  # 3x3, sheet mm -> photo px
+    method: str  # "markers" or "outline"
+    markers: tuple[MarkerHit, ...]
+    outline: np.ndarray | None  # (4, 2) paper corners in photo px when used
+    error_px: float  # RMS reprojection error of the marker corners
+
+
+def _gray(image: np.ndarray) -> np.ndarray:
+    return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+
+
+def _shrink(gray: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    scale = min(1.0, long_side / max(gray.shape[:2]))
+    if scale >= 1.0:
+        return gray, 1.0
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return small, scale
+
+
+def _detector(small_markers: bool) -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    if small_markers:
+        # Small or soft markers: finer threshold windows, smaller accepted perimeters,
+        # more tolerance for a few wrong border bits.
+        params.adaptiveThreshWinSizeMin = 3
+        params.adaptiveThreshWinSizeMax = 43
+        params.adaptiveThreshWinSizeStep = 4
+        params.minMarkerPerimeterRate = 0.01
+        params.polygonalApproxAccuracyRate = 0.05
+        params.maxErroneousBitsInBorderRate = 0.5
+    return cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+
+
+def _detect(gray: np.ndarray, small_markers: bool) -> dict[int, np.ndarray]:
+    corners, ids, _ = _detector(small_markers).detectMarkers(gray)
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    for c, i in zip(corners, ids.ravel(), strict=True):
+        mid = int(i)
+        if mid not in FIDUCIAL_IDS:
+            continue
+        pts = c.reshape(4, 2).astype(np.float32)
+        # Two candidates with one id (a second sheet, a reflection): keep the larger.
+        if mid not in found or cv2.contourArea(pts) > cv2.contourArea(found[mid]):
+            found[mid] = pts
+    return found
+
+
+def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
+    """The corner fiducials (ids 0-3) in the photo, corners in full-resolution px."""
+    gray = _gray(image)
+    found: dict[int, np.ndarray] = {}
+    for long_side, small_markers in ((DETECT_LONG_SIDE, False), (DETECT_LONG_SIDE, True),
+                                     (2 * DETECT_LONG_SIDE, True)):
+        small, scale = _shrink(gray, long_side)
+        for mid, pts in _detect(small, small_markers).items():
+            found.setdefault(mid, pts / scale)
+        if len(found) == len(FIDUCIAL_IDS) or scale >= 1.0:
+            break
+    return tuple(MarkerHit(mid, _refine(gray, found[mid])) for mid in sorted(found))
+
+
+def _refine(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Sub-pixel corners at full resolution (detection ran on a smaller copy)."""
+    side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+    win = int(np.clip(side / 12, 2, 12))
+    pts = corners.reshape(-1, 1, 2).astype(np.float32).copy()
+    h, w = gray.shape[:2]
+    if (pts[:, 0, 0].min() < win + 1 or pts[:, 0, 1].min() < win + 1
+            or pts[:, 0, 0].max() > w - win - 2 or pts[:, 0, 1].max() > h - win - 2):
+        return corners
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.01)
+    refined = cv2.cornerSubPix(gray, pts, (win, win), (-1, -1), criteria).reshape(4, 2)
+    # Keep the detector's corner if refinement wandered off (blur, glare).
+    moved = np.linalg.norm(refined - corners, axis=1)
+    return np.where((moved < side / 8)[:, None], refined, corners).astype(np.float32)
+
+
+def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = ()) -> QrHit | None:
+    """Decode the sheet's QR code: whole small copy first, then the page region larger."""
+    gray = _gray(image)
+    attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
+    small, scale = _shrink(gray, DETECT_LONG_SIDE)
+    attempts.append((small, scale, (0, 0)))
+    if markers:
+        pts = np.concatenate([m.corners for m in markers])
+        x0, y0 = np.maximum(pts.min(axis=0).astype(int) - 20, 0)
+        x1, y1 = pts.max(axis=0).astype(int) + 20
+        crop = gray[y0:y1, x0:x1]
+        if crop.size:
+            crop_small, cscale = _shrink(crop, int(DETECT_LONG_SIDE * 1.6))
+            attempts.append((crop_small, cscale, (int(x0), int(y0))))
+    if scale < 1.0:
+        attempts.append((gray, 1.0, (0, 0)))
+    for detector in (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco()):
+        for img, sc, (ox, oy) in attempts:
+            text, points, _ = detector.detectAndDecode(img)
+            if text and points is not None:
+                corners = points.reshape(-1, 2)[:4].astype(np.float32) / sc + [ox, oy]
+                return QrHit(text, corners.astype(np.float32))
+    return None
+
+
+def find_outline(image: np.ndarray) -> np.ndarray | None:
+    """The paper's four corners (the largest bright convex quadrilateral), or None."""
+    small, scale = _shrink(_gray(image), 1000)
+    blurred = cv2.GaussianBlur(small, (5, 5), 0)
+    _, mask = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    best = None
+    for c in sorted(contours, key=cv2.contourArea, reverse=True)[:3]:
+        if cv2.contourArea(c) < 0.08 * small.shape[0] * small.shape[1]:
+            break
+        hull = cv2.convexHull(c)
+        approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
+        if len(approx) == 4:
+            best = approx.reshape(4, 2).astype(np.float32) / scale
+            break
+    return best
+
+
+def _fit(src_mm: np.ndarray, dst_px: np.ndarray) -> tuple[np.ndarray, float]:
+    hom, _ = cv2.findHomography(src_mm.astype(np.float32), dst_px.astype(np.float32), 0)
+    if hom is None:
+        return np.eye(3), float("inf")
+    proj = cv2.perspectiveTransform(src_mm.reshape(-1, 1, 2).astype(np.float32), hom)
+    err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - dst_px) ** 2, axis=1))))
+    return hom, err
+
+
+def _marker_correspondences(geom: SheetGeometry, markers: tuple[MarkerHit, ...]
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    src, dst = [], []
+    for hit in markers:
+        m = geom.marker(hit.id)
+        if m is not None:
+            src.extend(m.corners())
+            dst.extend(hit.corners.tolist())
+    return np.array(src, np.float32).reshape(-1, 2), np.array(dst, np.float32).reshape(-1, 2)
+
+
+def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit | None,
+                outline: np.ndarray | None) -> Placement:
+    """The sheet-mm -> photo-px homography from the best evidence available."""
+    src, dst = _marker_correspondences(geom, markers)
+    used = tuple(h for h in markers if geom.marker(h.id) is not None)
+    if len(used) >= 3:
+        hom, err = _fit(src, dst)
+        marker_px = float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2]) for h in used]))
+        # A misread marker throws the fit off by far more than a pixel or two.
+        if err < max(2.0, 0.04 * marker_px):
+            return Placement(hom, "markers", used, None, err)
+    if outline is None:
+        raise SheetNotFoundError(NO_SHEET)
+    pw, ph = geom.page_mm
+    page = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)
+    anchors_src, anchors_dst = src, dst
+    if qr is not None and geom.qr_box is not None:
+        qx, qy, qw, qh = geom.qr_box
+        qr_mm = np.array([[qx, qy], [qx + qw, qy], [qx + qw, qy + qh], [qx, qy + qh]], np.float32)
+        anchors_src = np.concatenate([anchors_src, qr_mm])
+        anchors_dst = np.concatenate([anchors_dst, qr.corners])
+    if len(anchors_src) == 0:
+        raise SheetNotFoundError(NO_SHEET)
+    # The outline's corners are unlabelled: try the four rotations, keep the one
+    # that puts the markers / QR code where the layout has them.
+    best: tuple[float, np.ndarray] | None = None
+    for k in range(4):
+        hom, _ = _fit(page, np.roll(outline, -k, axis=0))
+        proj = cv2.perspectiveTransform(anchors_src.reshape(-1, 1, 2), hom).reshape(-1, 2)
+        err = float(np.sqrt(np.mean(np.sum((proj - anchors_dst) ** 2, axis=1))))
+        if best is None or err < best[0]:
+            best = (err, hom)
+    assert best is not None
+    err, hom = best
+    diag = float(np.linalg.norm(outline[0] - outline[2]))
+    if err > 0.03 * diag:
+        raise SheetNotFoundError(NO_SHEET)
+    return Placement(hom, "outline", used, outline.astype(np.float32), err)

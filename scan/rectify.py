@@ -1,0 +1,206 @@
+"""Stage 3: photo -> flat sheet at 10 px/mm; refuse it if too small or blurred; snap cells.
+
+The homography is exact only where the paper is flat. Each cell's box is then
+moved onto the printed light-red grid lines found next to it, so a bent sheet
+still cuts clean cells.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scan.geometry import Box, SheetGeometry, Slot
+from scoring.errors import UnreadableSheetError
+
+PX_PER_MM = 10.0  # the cell-reading contract's resolution (CELL_PX_PER_MM)
+MIN_PHOTO_PX_PER_MM = 4.0  # below this a 0.5 mm pen stroke is a pixel or two: refuse
+MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
+SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
+MIN_LINES_FOUND = 0.5  # fraction of cell edges that must show their grid line
+
+TOO_SMALL = ("sheet too small in the photo to read safely: move closer so the sheet fills "
+             "the picture")
+TOO_BLURRED = "sheet too blurred to read safely: hold still, let the camera focus, use more light"
+GRID_MISSING = ("the printed grid is not where the layout puts it: photograph the whole sheet "
+                "flat, or check --game/--players/--variant")
+
+
+@dataclass(frozen=True)
+class Rectified:
+    image: np.ndarray  # the page, BGR, PX_PER_MM, origin at the page's top-left corner
+    photo_px_per_mm: float  # the photo's own resolution on the sheet (worst grid corner)
+    blur_mm: float  # estimated blur (Gaussian sigma) on the sheet, mm
+    to_page: np.ndarray  # 3x3, photo px -> rectified px
+
+
+@dataclass(frozen=True)
+class SnappedSlot:
+    slot: Slot
+    box: Box  # refined writable box, mm
+    shift_mm: float  # how far the refinement moved it (largest edge move)
+    edges_found: int  # 0-4 grid lines found around it
+
+
+def photo_resolution(hom: np.ndarray, geom: SheetGeometry) -> float:
+    """Photo px per sheet mm at the worst corner of the grid (perspective shrinks far ends)."""
+    x, y, w, h = geom.grid_bounds()
+    worst = math.inf
+    for cx, cy in ((x, y), (x + w, y), (x + w, y + h), (x, y + h)):
+        pts = np.float32([[[cx, cy]], [[cx + 1, cy]], [[cx, cy + 1]]])
+        p = cv2.perspectiveTransform(pts, hom).reshape(3, 2)
+        jac = abs(np.cross(p[1] - p[0], p[2] - p[0]))
+        worst = min(worst, math.sqrt(float(jac)))
+    return worst
+
+
+def warp_page(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry) -> tuple[np.ndarray,
+                                                                                 np.ndarray]:
+    """The whole page at PX_PER_MM; returns (image, photo->page matrix)."""
+    scale = np.diag([PX_PER_MM, PX_PER_MM, 1.0])
+    to_page = scale @ np.linalg.inv(hom)
+    size = (round(geom.page_mm[0] * PX_PER_MM), round(geom.page_mm[1] * PX_PER_MM))
+    page = cv2.warpPerspective(image, to_page, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))
+    return page, to_page
+
+
+def edge_blur_mm(page: np.ndarray, boxes: list[Box]) -> float | None:
+    """Blur (Gaussian sigma, mm) from the sharpest black/white edges in `boxes` (markers).
+
+    For a step edge of contrast C blurred by sigma, the steepest slope is
+    C / (sigma * sqrt(2 pi)); slope and contrast are measured, sigma follows.
+    """
+    sigmas = []
+    gray = cv2.cvtColor(page, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    for x, y, w, h in boxes:
+        x0, y0 = max(0, int((x - 1) * PX_PER_MM)), max(0, int((y - 1) * PX_PER_MM))
+        x1, y1 = int((x + w + 1) * PX_PER_MM), int((y + h + 1) * PX_PER_MM)
+        patch = gray[y0:y1, x0:x1]
+        if patch.shape[0] < 10 or patch.shape[1] < 10:
+            continue
+        lo, hi = np.percentile(patch, (5, 95))
+        contrast = hi - lo
+        if contrast < 60:  # covered or blank: says nothing about focus
+            continue
+        gx = (patch[1:-1, 2:] - patch[1:-1, :-2]) / 2
+        gy = (patch[2:, 1:-1] - patch[:-2, 1:-1]) / 2
+        slope = float(np.percentile(np.hypot(gx, gy), 99.5))
+        if slope <= 0:
+            continue
+        sigmas.append(contrast / (slope * math.sqrt(2 * math.pi)) / PX_PER_MM)
+    return float(np.median(sigmas)) if sigmas else None
+
+
+def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
+            blur_boxes: list[Box] | None = None) -> Rectified:
+    """Warp the sheet flat and refuse it when it is too small or too blurred to read."""
+    res = photo_resolution(hom, geom)
+    if res < MIN_PHOTO_PX_PER_MM:
+        raise UnreadableSheetError(TOO_SMALL)
+    page, to_page = warp_page(image, hom, geom)
+    if blur_boxes is None:
+        blur_boxes = [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)
+                      for m in geom.markers]
+    blur = edge_blur_mm(page, blur_boxes)
+    if blur is not None and blur > MAX_BLUR_MM:
+        raise UnreadableSheetError(TOO_BLURRED)
+    return Rectified(page, res, blur if blur is not None else float("nan"), to_page)
+
+
+# --- grid snapping -------------------------------------------------------------------
+
+
+def line_strength(page: np.ndarray) -> np.ndarray:
+    """How much each pixel looks like the light-red grid print (ink and paper score ~0)."""
+    b, g, r = (page[:, :, i].astype(np.int16) for i in range(3))
+    # Red print: R well above G and B. Warm light lifts R a little everywhere, hence
+    # the offset; blue or black ink has R <= G.
+    red = r - np.maximum(g, b) - 12
+    return np.clip(red, 0, 255).astype(np.float32)
+
+
+def _peak(profile: np.ndarray, along: int) -> float | None:
+    """Sub-pixel index of the line in a perpendicular profile, or None if there is none."""
+    i = int(np.argmax(profile))
+    peak = profile[i]
+    base = float(np.median(profile))
+    # The line must stand out along most of the edge: mean strength per pixel.
+    if (peak - base) / max(along, 1) < 6.0:
+        return None
+    if 0 < i < len(profile) - 1:
+        a, b, c = profile[i - 1], profile[i], profile[i + 1]
+        den = a - 2 * b + c
+        if den < 0:
+            return i + 0.5 * (a - c) / den
+    return float(i)
+
+
+def _edge_offset(strength: np.ndarray, pos_mm: float, lo_mm: float, hi_mm: float,
+                 vertical: bool) -> float | None:
+    """Offset (mm) of the grid line nearest `pos_mm` from it, along [lo, hi] of the edge."""
+    s = SEARCH_MM * PX_PER_MM
+    p = pos_mm * PX_PER_MM
+    a0, a1 = int(p - s), int(p + s) + 1
+    span = hi_mm - lo_mm
+    b0 = int((lo_mm + 0.15 * span) * PX_PER_MM)
+    b1 = int((hi_mm - 0.15 * span) * PX_PER_MM)
+    h, w = strength.shape
+    limit = w if vertical else h
+    other = h if vertical else w
+    if a0 < 0 or a1 > limit or b0 < 0 or b1 > other or b1 <= b0:
+        return None
+    window = strength[b0:b1, a0:a1] if vertical else strength[a0:a1, b0:b1]
+    profile = window.sum(axis=0 if vertical else 1)
+    peak = _peak(profile, b1 - b0)
+    if peak is None:
+        return None
+    return (a0 + peak - p) / PX_PER_MM
+
+
+def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]:
+    """Move each slot's box onto its grid lines; refuse if the grid is not there."""
+    strength = line_strength(page)
+    raw: list[list[float | None]] = []
+    for slot in geom.slots:
+        x, y, w, h = slot.box
+        raw.append([
+            _edge_offset(strength, x, y, y + h, vertical=True),
+            _edge_offset(strength, x + w, y, y + h, vertical=True),
+            _edge_offset(strength, y, x, x + w, vertical=False),
+            _edge_offset(strength, y + h, x, x + w, vertical=False),
+        ])
+    found = sum(v is not None for edges in raw for v in edges)
+    if found < MIN_LINES_FOUND * 4 * len(raw):
+        raise UnreadableSheetError(GRID_MISSING)
+    # The print puts lines a fixed distance outside the writable box; that bias is
+    # the same for every edge of one kind, so only the rest is paper deformation.
+    bias = []
+    for k in range(4):
+        vals = [edges[k] for edges in raw if edges[k] is not None]
+        bias.append(float(np.median(vals)) if vals else 0.0)
+    out = []
+    for slot, edges in zip(geom.slots, raw, strict=True):
+        moves = [None if v is None else float(np.clip(v - bias[k], -2.0, 2.0))
+                 for k, v in enumerate(edges)]
+        dx = _fill(moves[0], moves[1])
+        dy = _fill(moves[2], moves[3])
+        left = moves[0] if moves[0] is not None else dx
+        right = moves[1] if moves[1] is not None else dx
+        top = moves[2] if moves[2] is not None else dy
+        bottom = moves[3] if moves[3] is not None else dy
+        x, y, w, h = slot.box
+        box = (x + left, y + top, w + right - left, h + bottom - top)
+        if box[2] < 0.5 * w or box[3] < 0.5 * h:  # nonsense snap: keep the layout's box
+            box = slot.box
+        out.append(SnappedSlot(slot, box, max(abs(left), abs(right), abs(top), abs(bottom)),
+                               sum(v is not None for v in edges)))
+    return tuple(out)
+
+
+def _fill(a: float | None, b: float | None) -> float:
+    vals = [v for v in (a, b) if v is not None]
+    return float(np.mean(vals)) if vals else 0.0

@@ -1,0 +1,121 @@
+"""Synthetic sheets and photos for the scan tests (no dependency on sheets/ or samples/).
+
+A hand-made `SheetGeometry` is rendered with markers, light-red grid lines, a QR
+code and printed digits, then warped into a "photo" by a homography.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from scan.geometry import TOTAL_ROW, Marker, SheetGeometry, Slot, default_side_names
+from scoring.rulesets import get_ruleset
+
+RED_BGR = (150, 150, 240)  # light red dropout colour
+INK_BGR = (120, 40, 20)  # blue ballpoint
+
+
+def make_geometry(game: str = "escalero", n_sides: int = 2, variants: tuple[str, ...] = ()
+                  ) -> SheetGeometry:
+    rules = get_ruleset(game, variants)
+    page = (210.0, 297.0)
+    marker_size = 12.0
+    centres = {0: (14.0, 14.0), 1: (196.0, 14.0), 2: (196.0, 283.0), 3: (14.0, 283.0)}
+    markers = tuple(Marker(i, cx, cy, marker_size) for i, (cx, cy) in centres.items())
+    n_cols = n_sides * rules.columns
+    cell_w = min(22.0, 140.0 / n_cols)
+    cell_h = 14.0
+    x0, y0, inset = 50.0, 40.0, 0.4
+    slots = []
+    rows = [*rules.row_ids, TOTAL_ROW]
+    for side in range(n_sides):
+        for col in range(rules.columns):
+            x = x0 + (side * rules.columns + col) * cell_w
+            for r, rid in enumerate(rows):
+                y = y0 + r * cell_h
+                slots.append(Slot(side, col, rid,
+                                  (x + inset, y + inset, cell_w - 2 * inset, cell_h - 2 * inset)))
+    members = default_side_names(n_sides, False)
+    return SheetGeometry(game=game, variants=tuple(variants), page_mm=page, markers=markers,
+                         qr_box=(160.0, 240.0, 24.0, 24.0), slots=tuple(slots),
+                         side_names=tuple(m[0] for m in members), side_members=members)
+
+
+def render_page(geom: SheetGeometry, px_per_mm: float = 8.0, qr_text: str = "TEST-1",
+                entries: dict[tuple[int, int, str], object] | None = None) -> np.ndarray:
+    """The printed sheet (plus entries written in a plain font) as a BGR image."""
+    w, h = (round(v * px_per_mm) for v in geom.page_mm)
+    page = np.full((h, w, 3), 255, np.uint8)
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for m in geom.markers:
+        side_px = round(m.size * px_per_mm)
+        img = cv2.aruco.generateImageMarker(d, m.id, side_px, borderBits=1)
+        x, y = round((m.cx - m.size / 2) * px_per_mm), round((m.cy - m.size / 2) * px_per_mm)
+        page[y:y + side_px, x:x + side_px] = img[:, :, None]
+    line_px = max(1, round(0.3 * px_per_mm))
+    for s in geom.slots:
+        x, y, bw, bh = s.box
+        p0 = (round((x - 0.4) * px_per_mm), round((y - 0.4) * px_per_mm))
+        p1 = (round((x + bw + 0.4) * px_per_mm), round((y + bh + 0.4) * px_per_mm))
+        cv2.rectangle(page, p0, p1, RED_BGR, line_px)
+    if geom.qr_box is not None and qr_text:
+        qr = cv2.QRCodeEncoder.create().encode(qr_text)
+        qx, qy, qw, _ = geom.qr_box
+        size = round(qw * px_per_mm)
+        qr = cv2.resize(qr, (size, size), interpolation=cv2.INTER_NEAREST)
+        page[round(qy * px_per_mm):round(qy * px_per_mm) + size,
+             round(qx * px_per_mm):round(qx * px_per_mm) + size] = qr[:, :, None]
+    for (side, col, row), value in (entries or {}).items():
+        slot = next(s for s in geom.slots if (s.side, s.column, s.row) == (side, col, row))
+        write_entry(page, slot.box, value, px_per_mm)
+    return page
+
+
+def write_entry(page: np.ndarray, box: tuple[float, float, float, float], value: object,
+                px_per_mm: float) -> None:
+    x, y, bw, bh = (v * px_per_mm for v in box)
+    thick = max(1, round(0.5 * px_per_mm))
+    if value == "x":
+        cv2.line(page, (round(x + bw * 0.2), round(y + bh * 0.75)),
+                 (round(x + bw * 0.8), round(y + bh * 0.3)), INK_BGR, thick)
+        return
+    text = str(value)
+    scale = bh * 0.6 / 22.0
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    org = (round(x + (bw - tw) / 2), round(y + (bh + th) / 2))
+    cv2.putText(page, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, INK_BGR, thick, cv2.LINE_AA)
+
+
+def photo_of(page: np.ndarray, size: tuple[int, int] = (3000, 4000), angle: float = 0.0,
+             scale: float = 0.85, tilt: float = 0.0, blur: float = 0.0, noise: float = 3.0,
+             seed: int = 0, background: tuple[int, int, int] = (70, 90, 110)) -> np.ndarray:
+    """Warp `page` into a photo of `size` (w, h): rotated by `angle` degrees, `tilt` perspective."""
+    rng = np.random.default_rng(seed)
+    pw, ph = page.shape[1], page.shape[0]
+    w, h = size
+    fit = scale * min(w / pw, h / ph) if abs(angle) % 180 < 45 or abs(angle) % 180 > 135 \
+        else scale * min(w / ph, h / pw)
+    src = np.float32([[0, 0], [pw, 0], [pw, ph], [0, ph]])
+    centred = (src - [pw / 2, ph / 2]) * fit
+    t = np.deg2rad(angle)
+    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+    dst = centred @ rot.T
+    dst[:2] *= 1.0 - tilt  # far edge (top of the page) shorter: perspective
+    dst = (dst + [w / 2, h / 2]).astype(np.float32)
+    hom = cv2.getPerspectiveTransform(src, dst)
+    photo = np.empty((h, w, 3), np.uint8)
+    photo[:] = background
+    cv2.warpPerspective(page, hom, (w, h), dst=photo, flags=cv2.INTER_AREA,
+                        borderMode=cv2.BORDER_TRANSPARENT)
+    if blur > 0:
+        photo = cv2.GaussianBlur(photo, (0, 0), blur)
+    if noise > 0:
+        photo = np.clip(photo + rng.normal(0, noise, photo.shape), 0, 255).astype(np.uint8)
+    return photo
+
+
+def encode_jpeg(img: np.ndarray, quality: int = 90) -> bytes:
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return buf.tobytes()
