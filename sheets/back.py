@@ -1,0 +1,88 @@
+"""The Start-Poker tally page printed on the back of a sheet (duplex).
+
+Not scanned: no fiducials, no QR. One column per player, five tally boxes each
+(first to five round wins takes the prize), and the ranking as a reminder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from sheets.layout import Box
+
+if TYPE_CHECKING:
+    from sheets.render import Pen
+
+_TEXT = {
+    "de": {
+        "title": "START-POKER",
+        "rule": "Höchstes Blatt gewinnt die Runde · Gleichstand: nochmal · "
+                "wer zuerst 5 Runden gewinnt, gewinnt",
+        "player": "Spieler",
+        "ranking": "Rangfolge (hoch vor niedrig)",
+        "ranks": ("Grande (fünf gleiche)", "Poker (vier gleiche)", "Full",
+                  "Große Straße (10-B-D-K-A)", "Kleine Straße (9-10-B-D-K)",
+                  "Drilling", "Zwei Paare", "Ein Paar (9 niedrig, A hoch)"),
+    },
+    "en": {
+        "title": "START POKER",
+        "rule": "Best hand wins the round · tie: roll again · first to 5 round wins takes it",
+        "player": "Player",
+        "ranking": "Ranking (high to low)",
+        "ranks": ("Grande (five of a kind)", "Poker (four of a kind)", "Full house",
+                  "Large straight (10-J-Q-K-A)", "Small straight (9-10-J-Q-K)",
+                  "Three of a kind", "Two pairs", "One pair (9 low, A high)"),
+    },
+    "es": {
+        "title": "PÓKER DE SALIDA",
+        "rule": "Gana la ronda la mejor mano · empate: se repite · "
+                "gana quien llegue a 5 rondas",
+        "player": "Jugador",
+        "ranking": "Orden (de mayor a menor)",
+        "ranks": ("Grande (cinco iguales)", "Póker (cuatro iguales)", "Full",
+                  "Escalera mayor (10-J-Q-K-A)", "Escalera menor (9-10-J-Q-K)",
+                  "Trío", "Doble pareja", "Pareja (9 baja, A alta)"),
+    },
+}
+
+MARGIN = 12.0
+TALLIES = 5
+
+
+def draw_start_poker(pen: Pen, width: float, players: Sequence[str], lang: str) -> None:
+    """Draw the tally page on `pen` (a render._Pen) for a sheet of width x height mm."""
+    from sheets.render import GRID_RED, INK, MUTED
+
+    t = _TEXT[lang]
+    c = pen.c
+    n = max(len(players), 2)
+    c.setFillColor(INK)
+    pen.text(MARGIN, MARGIN + 8, t["title"], 18, font="Helvetica-Bold")
+    c.setFillColor(MUTED)
+    pen.text(MARGIN, MARGIN + 14, t["rule"], 8, max_w=width - 2 * MARGIN)
+
+    label_w = 10.0
+    col_w = min(30.0, (width - 2 * MARGIN - label_w) / n)
+    name_h, row_h = 9.0, 11.0
+    x0, y0 = MARGIN, MARGIN + 22
+    c.setStrokeColor(GRID_RED)
+    c.setLineWidth(0.4)
+    for i in range(n):
+        x = x0 + label_w + i * col_w
+        pen.rect(Box(x, y0, col_w, name_h))
+        name = players[i] if i < len(players) else ""
+        c.setFillColor(INK)
+        pen.text(x + 1, y0 + 3, name or f"{t['player']} {i + 1}", 7, max_w=col_w - 2)
+        for r in range(TALLIES):
+            pen.rect(Box(x, y0 + name_h + r * row_h, col_w, row_h))
+    c.setFillColor(MUTED)
+    for r in range(TALLIES):
+        pen.text(x0 + label_w - 2, y0 + name_h + r * row_h + row_h / 2 + 1.2, str(r + 1), 9,
+                 align="right")
+
+    y = y0 + name_h + TALLIES * row_h + 12
+    c.setFillColor(INK)
+    pen.text(MARGIN, y, t["ranking"], 10, font="Helvetica-Bold")
+    for k, rank in enumerate(t["ranks"]):
+        pen.text(MARGIN + 2, y + 6 + k * 5, f"{k + 1}. {rank}", 8.5)

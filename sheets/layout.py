@@ -1,0 +1,425 @@
+"""The single description of a printed sheet's geometry.
+
+`build_layout(LayoutSpec)` places everything in millimetres, origin at the sheet's
+top-left corner, y downwards: the four ArUco fiducials, the QR code, the title, the
+name boxes, every writable cell, the written-total (Summe) cells and the label boxes.
+The renderer draws exactly this and the scanner reads exactly this, so the geometry
+lives nowhere else. It depends only on what the QR code carries (game, variants,
+sides, pairs, paper, version): never on language or names.
+
+Boxes are the *writable interior*: grid lines lie `INSET_MM` outside them.
+
+Sheet structure (top to bottom): a header band (TL marker, title, QR, TR marker),
+the grid (name row, column heads I II III, the ruleset's rows, the Summe row) and a
+footer band (BL marker, legend, BR marker). Row labels sit in a column left of the grid.
+Pairs mode stacks two name boxes per side (member 0 above member 1); a side of one
+player in pairs mode (odd player count) simply leaves its second name box blank.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from scoring.errors import EscaleroError, SheetNotFoundError, UnknownRulesError
+from scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
+
+LAYOUT_VERSION = 1
+PAPERS: dict[str, tuple[float, float]] = {  # portrait width, height in mm
+    "a4": (210.0, 297.0),
+    "a5": (148.0, 210.0),
+    "letter": (215.9, 279.4),
+}
+
+MARGIN_MM = 8.0  # nothing printed closer to the paper edge (cheap printers clip)
+MARKER_QUIET_MM = 2.0  # white quiet zone around each fiducial
+INSET_MM = 0.5  # grid line to writable interior
+LABEL_W_MM = 30.0  # row-label column
+NAME_H_MM = 9.0  # one name box (pitch)
+PAIR_NAME_H_MM = 7.5  # each of the two stacked name boxes of a pair
+COLHEAD_H_MM = 5.0  # I II III
+SUM_GAP_MM = 1.5  # space between the last row and the Summe row
+SIDE_GAP_MM = 1.5  # space between two sides' blocks of columns
+BAND_GAP_MM = 3.0  # header/footer band to grid
+QR_CLEAR_MM = 3.0  # white around the QR symbol
+# Cell pitch limits: interior >= 11.5 x 8 mm holds a handwritten 3-digit number.
+MIN_PITCH_W, MIN_PITCH_H = 12.5, 9.0
+MAX_PITCH_W, MAX_PITCH_H = 30.0, 15.0
+LEGEND_H_MM = 12.0  # three short lines
+
+CODE_PREFIX = "ESK"
+_GAME_CODES = {"escalero": "E", "generala": "G"}
+_VARIANT_CODES = {
+    "strasse-25": "S25",
+    "doppel-grande": "DG",
+    "one-column": "1C",
+    "weights-123": "W123",
+}
+_SERIAL_RE = re.compile(r"^[A-Z0-9-]{1,16}$")
+
+
+class SheetOptionError(EscaleroError):
+    """A sheet that cannot be made as asked (too many sides for the paper, ...)."""
+
+    exit_code = 2
+
+
+class Box(NamedTuple):
+    """(x_mm, y_mm, w_mm, h_mm), top-left origin."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.h
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.x + self.w / 2, self.y + self.h / 2)
+
+    def grow(self, d: float) -> Box:
+        return Box(self.x - d, self.y - d, self.w + 2 * d, self.h + 2 * d)
+
+    def overlaps(self, other: Box) -> bool:
+        return (self.x < other.right and other.x < self.right
+                and self.y < other.bottom and other.y < self.bottom)
+
+    def inside(self, w: float, h: float) -> bool:
+        return self.x >= 0 and self.y >= 0 and self.right <= w and self.bottom <= h
+
+    def to_json(self) -> dict[str, float]:
+        return {"x_mm": round(self.x, 3), "y_mm": round(self.y, 3),
+                "w_mm": round(self.w, 3), "h_mm": round(self.h, 3)}
+
+
+class Cell(NamedTuple):
+    side: int
+    column: int
+    row: str
+    box: Box
+
+
+class Total(NamedTuple):
+    side: int
+    column: int
+    box: Box
+
+
+class NameBox(NamedTuple):
+    side: int
+    box: Box
+
+
+class Marker(NamedTuple):
+    """ArUco DICT_4X4_50 marker: `size` is the black square's side (quiet zone outside)."""
+
+    id: int
+    centre: tuple[float, float]
+    size: float
+
+    @property
+    def corners(self) -> tuple[tuple[float, float], ...]:
+        """TL, TR, BR, BL of the black square: the order cv2.aruco reports them."""
+        cx, cy, s = self.centre[0], self.centre[1], self.size / 2
+        return ((cx - s, cy - s), (cx + s, cy - s), (cx + s, cy + s), (cx - s, cy + s))
+
+    @property
+    def box(self) -> Box:
+        s = self.size / 2
+        return Box(self.centre[0] - s, self.centre[1] - s, self.size, self.size)
+
+
+@dataclass(frozen=True)
+class LayoutSpec:
+    """Everything the geometry depends on; exactly what the QR code carries."""
+
+    game: str = "escalero"
+    variants: tuple[str, ...] = ()
+    sides: int = 2
+    pairs: bool = False
+    paper: str = "a4"
+    version: int = LAYOUT_VERSION
+
+    def __post_init__(self) -> None:
+        # Canonical order so that equal sheets have equal specs (and equal QR codes).
+        object.__setattr__(self, "variants", tuple(sorted(set(self.variants))))
+        object.__setattr__(self, "paper", self.paper.lower())
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return get_ruleset(self.game, self.variants)
+
+
+@dataclass(frozen=True)
+class Layout:
+    spec: LayoutSpec
+    ruleset: Ruleset
+    width: float
+    height: float
+    orientation: str  # "portrait" or "landscape"
+    markers: tuple[Marker, ...]
+    qr: Box
+    title: Box
+    legend: Box
+    cells: tuple[Cell, ...]
+    totals: tuple[Total, ...]
+    names: tuple[NameBox, ...]  # pairs: two per side, member 0 first
+    row_labels: tuple[tuple[str, Box], ...]  # (row id, box); row id "total" for Summe
+    column_heads: tuple[tuple[int, int, Box], ...]  # (side, column, box)
+    corner: Box  # label column above the rows (holds "Name" hints)
+    pitch: tuple[float, float]  # cell pitch (w, h): grid lines lie on the grown boxes
+
+    @property
+    def sides(self) -> int:
+        return self.spec.sides
+
+    @property
+    def columns(self) -> int:
+        return self.ruleset.columns
+
+    def marker(self, marker_id: int) -> Marker:
+        return self.markers[marker_id]
+
+    def cell(self, side: int, column: int, row: str) -> Box:
+        for c in self.cells:
+            if (c.side, c.column, c.row) == (side, column, row):
+                return c.box
+        raise KeyError((side, column, row))
+
+    def to_json(self) -> dict:
+        spec = self.spec
+        return {
+            "game": spec.game,
+            "variant": list(spec.variants),
+            "sides": spec.sides,
+            "pairs": spec.pairs,
+            "paper": spec.paper,
+            "version": spec.version,
+            "orientation": self.orientation,
+            "page": {"width_mm": self.width, "height_mm": self.height},
+            "cells": [{"side": c.side, "column": c.column, "row": c.row, **c.box.to_json()}
+                      for c in self.cells],
+            "totals": [{"side": t.side, "column": t.column, **t.box.to_json()}
+                       for t in self.totals],
+            "names": [{"side": n.side, "member": self._member(i), **n.box.to_json()}
+                      for i, n in enumerate(self.names)],
+            "markers": [{"id": m.id, "x_mm": round(m.centre[0], 3), "y_mm": round(m.centre[1], 3),
+                         "size_mm": m.size, "quiet_mm": MARKER_QUIET_MM} for m in self.markers],
+            "qr": self.qr.to_json(),
+        }
+
+    def _member(self, index: int) -> int:
+        return index % 2 if self.spec.pairs else 0
+
+
+def _sizes(paper: str) -> tuple[float, float]:
+    """(marker black side, QR symbol side) for a paper: smaller on A5."""
+    return (8.0, 18.0) if paper == "a5" else (10.0, 20.0)
+
+
+def _check(spec: LayoutSpec) -> Ruleset:
+    if spec.version != LAYOUT_VERSION:
+        raise SheetOptionError(
+            f"layout version {spec.version} is not known here (this program makes version "
+            f"{LAYOUT_VERSION}); update escalero"
+        )
+    if spec.paper not in PAPERS:
+        raise SheetOptionError(
+            f"unknown paper {spec.paper!r}; choose one of {', '.join(PAPERS)}"
+        )
+    rules = spec.ruleset
+    if not rules.min_sides <= spec.sides <= rules.max_sides:
+        hint = (" (4 or more players: use --pairs)"
+                if spec.game == "escalero" and not spec.pairs and spec.sides > rules.max_sides
+                else "")
+        raise SheetOptionError(
+            f"a {spec.game} sheet has {rules.min_sides}-{rules.max_sides} sides, "
+            f"not {spec.sides}{hint}"
+        )
+    return rules
+
+
+@functools.lru_cache(maxsize=128)
+def build_layout(spec: LayoutSpec) -> Layout:
+    """The sheet for `spec`: portrait if cells fit large enough, else landscape."""
+    rules = _check(spec)
+    pw, ph = PAPERS[spec.paper]
+    for width, height, orientation in ((pw, ph, "portrait"), (ph, pw, "landscape")):
+        layout = _place(spec, rules, width, height, orientation)
+        if layout is not None:
+            return layout
+    bigger = {"a5": "a4", "letter": "a4 (or fewer players per sheet)"}.get(
+        spec.paper, "fewer sides (use --pairs)")
+    raise SheetOptionError(
+        f"{spec.sides} sides x {rules.columns} columns do not fit on {spec.paper.upper()} with "
+        f"cells of at least {MIN_PITCH_W - 2 * INSET_MM:g} x {MIN_PITCH_H - 2 * INSET_MM:g} mm; "
+        f"use --paper {bigger}"
+    )
+
+
+def _place(spec: LayoutSpec, rules: Ruleset, width: float, height: float,
+           orientation: str) -> Layout | None:
+    marker_mm, qr_mm = _sizes(spec.paper)
+    marker_out = marker_mm + 2 * MARKER_QUIET_MM  # marker incl. its quiet zone
+    band = max(marker_out, qr_mm)
+
+    # Fiducials in the four corners, quiet zone starting at the printer margin.
+    c0, c1 = MARGIN_MM + marker_out / 2, marker_out / 2 + MARGIN_MM
+    markers = (
+        Marker(0, (c0, c0), marker_mm),
+        Marker(1, (width - c1, c0), marker_mm),
+        Marker(2, (width - c1, height - c1), marker_mm),
+        Marker(3, (c0, height - c1), marker_mm),
+    )
+    qr = Box(width - MARGIN_MM - marker_out - QR_CLEAR_MM - qr_mm, MARGIN_MM, qr_mm, qr_mm)
+    title_x = MARGIN_MM + marker_out + BAND_GAP_MM
+    title = Box(title_x, MARGIN_MM, qr.x - QR_CLEAR_MM - title_x, band)
+    footer = Box(title_x, height - MARGIN_MM - marker_out, width - 2 * title_x, marker_out)
+
+    top = MARGIN_MM + band + BAND_GAP_MM
+    bottom = footer.y - BAND_GAP_MM
+    left, right = MARGIN_MM, width - MARGIN_MM
+
+    ncols = spec.sides * rules.columns
+    name_h = 2 * PAIR_NAME_H_MM if spec.pairs else NAME_H_MM
+    nrows = len(rules.rows) + 1  # + Summe
+    pitch_w = (right - left - LABEL_W_MM - (spec.sides - 1) * SIDE_GAP_MM) / ncols
+    pitch_h = (bottom - top - name_h - COLHEAD_H_MM - SUM_GAP_MM) / nrows
+    if pitch_w < MIN_PITCH_W or pitch_h < MIN_PITCH_H:
+        return None
+    pitch_w, pitch_h = min(pitch_w, MAX_PITCH_W), min(pitch_h, MAX_PITCH_H)
+
+    grid_w = LABEL_W_MM + ncols * pitch_w + (spec.sides - 1) * SIDE_GAP_MM
+    x0 = left + (right - left - grid_w) / 2  # centred across the page
+    y_head = top + name_h
+    y_rows = y_head + COLHEAD_H_MM
+    y_sum = y_rows + len(rules.rows) * pitch_h + SUM_GAP_MM
+
+    def col_x(side: int, column: int) -> float:
+        return x0 + LABEL_W_MM + side * SIDE_GAP_MM + (side * rules.columns + column) * pitch_w
+
+    cells, totals, names, heads = [], [], [], []
+    for side in range(spec.sides):
+        sx = col_x(side, 0)
+        side_w = rules.columns * pitch_w
+        if spec.pairs:
+            for member in range(2):
+                y = top + member * PAIR_NAME_H_MM
+                names.append(NameBox(side, Box(sx, y, side_w, PAIR_NAME_H_MM).grow(-INSET_MM)))
+        else:
+            names.append(NameBox(side, Box(sx, top, side_w, name_h).grow(-INSET_MM)))
+        for column in range(rules.columns):
+            cx = col_x(side, column)
+            heads.append((side, column, Box(cx, y_head, pitch_w, COLHEAD_H_MM)))
+            for i, row in enumerate(rules.rows):
+                pitch = Box(cx, y_rows + i * pitch_h, pitch_w, pitch_h)
+                cells.append(Cell(side, column, row.id, pitch.grow(-INSET_MM)))
+            totals.append(Total(side, column, Box(cx, y_sum, pitch_w, pitch_h).grow(-INSET_MM)))
+
+    # The legend follows the grid when there is room, else it sits between the lower markers.
+    grid_bottom = y_sum + pitch_h
+    if bottom - grid_bottom >= LEGEND_H_MM + BAND_GAP_MM:
+        legend = Box(x0, grid_bottom + BAND_GAP_MM, grid_w, LEGEND_H_MM)
+    else:
+        legend = footer
+    row_labels = tuple(
+        (row.id, Box(x0, y_rows + i * pitch_h, LABEL_W_MM, pitch_h))
+        for i, row in enumerate(rules.rows)
+    ) + (("total", Box(x0, y_sum, LABEL_W_MM, pitch_h)),)
+    return Layout(
+        spec=spec, ruleset=rules, width=width, height=height, orientation=orientation,
+        markers=markers, qr=qr, title=title, legend=legend,
+        cells=tuple(cells), totals=tuple(totals), names=tuple(names),
+        row_labels=row_labels, column_heads=tuple(heads),
+        corner=Box(x0, top, LABEL_W_MM, name_h + COLHEAD_H_MM),
+        pitch=(pitch_w, pitch_h),
+    )
+
+
+# --- the QR payload -------------------------------------------------------------------
+# Upper case letters, digits and "/+-" only, so the QR encoder uses its alphanumeric
+# mode: "ESK1/E/S25+DG/S3/P0/A4/K7Q2-001" fits a version 2 symbol (25 modules) at level M.
+
+
+def encode_code(spec: LayoutSpec, serial: str) -> str:
+    """The compact QR payload of a sheet: spec + serial, nothing language-dependent."""
+    serial = serial.upper()
+    if not _SERIAL_RE.match(serial):
+        raise SheetOptionError(
+            f"serial {serial!r} must be 1-16 letters, digits or '-'"
+        )
+    game = _GAME_CODES.get(spec.game, spec.game.upper())
+    variants = "+".join(_VARIANT_CODES.get(v, v.upper()) for v in spec.variants) or "-"
+    return "/".join((f"{CODE_PREFIX}{spec.version}", game, variants, f"S{spec.sides}",
+                     f"P{int(spec.pairs)}", spec.paper.upper(), serial))
+
+
+def decode_code(text: str) -> tuple[LayoutSpec, str]:
+    """Inverse of encode_code; SheetNotFoundError for anything that is not ours."""
+    fields = text.strip().upper().split("/")
+    short = text.strip()[:40]
+    if len(fields) != 7 or not fields[0].startswith(CODE_PREFIX):
+        raise SheetNotFoundError(
+            f"QR code {short!r} is not an Escalero sheet code; "
+            "photograph a sheet printed with `escalero sheet`"
+        )
+    head, game, variants, sides, pairs, paper, serial = fields
+    games = {v: k for k, v in _GAME_CODES.items()}
+    codes = {v: k for k, v in _VARIANT_CODES.items()}
+    try:
+        version = int(head[len(CODE_PREFIX):])
+        spec = LayoutSpec(
+            game=games.get(game, game.lower()),
+            variants=() if variants == "-" else tuple(
+                codes.get(v, v.lower()) for v in variants.split("+")),
+            sides=_prefixed_int(sides, "S"),
+            pairs=bool(_prefixed_int(pairs, "P")),
+            paper=paper.lower(),
+            version=version,
+        )
+        if not _SERIAL_RE.match(serial):
+            raise ValueError(serial)
+        _check(spec)
+    except (ValueError, UnknownRulesError, SheetOptionError) as err:
+        raise SheetNotFoundError(
+            f"QR code {short!r} looks like an Escalero sheet but cannot be used ({err}); "
+            "print a new sheet with `escalero sheet`"
+        ) from None
+    return spec, serial
+
+
+def _prefixed_int(field: str, prefix: str) -> int:
+    if not field.startswith(prefix):
+        raise ValueError(f"{field!r} should start with {prefix}")
+    return int(field[len(prefix):])
+
+
+def all_specs(papers: Iterable[str] = tuple(PAPERS)) -> list[LayoutSpec]:
+    """Every spec the program can print (for tests and benchmarks)."""
+    variant_sets: list[tuple[str, ...]] = [(), *((v,) for v in ESCALERO_VARIANTS),
+                                           ("doppel-grande", "strasse-25"),
+                                           ("doppel-grande", "one-column")]
+    out = []
+    for paper in papers:
+        for game in GAMES:
+            for variants in (variant_sets if game == "escalero" else [()]):
+                rules = get_ruleset(game, variants)
+                for sides in range(rules.min_sides, rules.max_sides + 1):
+                    for pairs in ((False, True) if game == "escalero" else (False,)):
+                        spec = LayoutSpec(game, variants, sides, pairs, paper)
+                        try:
+                            build_layout(spec)
+                        except SheetOptionError:
+                            continue
+                        out.append(spec)
+    return out

@@ -1,0 +1,139 @@
+"""Printed words of a sheet in German (default), English and Spanish.
+
+Row names and values come from `scoring.rulesets` (Row.labels, allowed, served,
+column weights); this module only phrases them. Nothing here affects geometry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scoring.errors import UnknownRulesError
+from scoring.rulesets import LANGUAGES, Ruleset
+
+if TYPE_CHECKING:
+    from sheets.layout import Layout
+
+_STRINGS = {
+    "de": {
+        "sheet": "Spieltabelle", "name": "Name", "names": "Namen (Paar)", "column": "Spalte",
+        "total": "Summe", "serial": "Nr.", "served": "serv.", "per_die": "je Würfel",
+        "pairs": "Paare", "points": "Punkte", "point": "Punkt", "all": "alle drei",
+        "columns": "Spalten", "from_each": "von jedem Gegner",
+        "served_long": "serv. = serviert (alle fünf in einem Wurf)",
+        "struck": "gestrichen: Strich oder 0",
+        "highest": "Höchste Summe gewinnt",
+        "requires": "{row} erst nach {req}",
+        "served_first": "serv. = im ersten Wurf",
+    },
+    "en": {
+        "sheet": "Score sheet", "name": "Name", "names": "Names (pair)", "column": "Column",
+        "total": "Total", "serial": "No.", "served": "served", "per_die": "per die",
+        "pairs": "pairs", "points": "points", "point": "point", "all": "all three",
+        "columns": "Columns", "from_each": "from each opponent",
+        "served_long": "served = all five in one roll",
+        "struck": "struck: a dash or 0",
+        "highest": "Highest total wins",
+        "requires": "{row} only after {req}",
+        "served_first": "served = in the first roll",
+    },
+    "es": {
+        "sheet": "Planilla", "name": "Nombre", "names": "Nombres (pareja)", "column": "Columna",
+        "total": "Total", "serial": "N.º", "served": "serv.", "per_die": "por dado",
+        "pairs": "parejas", "points": "puntos", "point": "punto", "all": "las tres",
+        "columns": "Columnas", "from_each": "de cada rival",
+        "served_long": "serv. = servida (los cinco en una tirada)",
+        "struck": "tachada: raya o 0",
+        "highest": "Gana el total más alto",
+        "requires": "{row} solo después de {req}",
+        "served_first": "serv. = en la primera tirada",
+    },
+}
+
+_VARIANT_NAMES = {
+    "de": {"strasse-25": "Straße 25", "doppel-grande": "Doppel-Grande",
+           "one-column": "eine Spalte", "weights-123": "Spalten 1-2-3"},
+    "en": {"strasse-25": "Straight 25", "doppel-grande": "Double Grande",
+           "one-column": "one column", "weights-123": "columns 1-2-3"},
+    "es": {"strasse-25": "Escalera 25", "doppel-grande": "Doble Grande",
+           "one-column": "una columna", "weights-123": "columnas 1-2-3"},
+}
+
+ROMAN = ("I", "II", "III", "IV", "V", "VI")
+
+
+def strings(lang: str) -> dict[str, str]:
+    if lang not in LANGUAGES:
+        raise UnknownRulesError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+    return _STRINGS[lang]
+
+
+def title(game: str) -> str:
+    return "ESKALERO" if game == "escalero" else game.upper()
+
+
+def subtitle(layout: Layout, lang: str) -> str:
+    t = strings(lang)
+    parts = [t["sheet"]]
+    parts += [_VARIANT_NAMES[lang].get(v, v) for v in layout.spec.variants]
+    if layout.spec.pairs:
+        parts.append(t["pairs"])
+    return " · ".join(parts)
+
+
+def column_heads(columns: int) -> tuple[str, ...]:
+    return ROMAN[:columns] if columns > 1 else ("",)
+
+
+def row_label(rules: Ruleset, row_id: str, lang: str) -> tuple[str, str, str]:
+    """(name, detail line, face note) for a row label; row_id 'total' is the Summe row."""
+    t = strings(lang)
+    if row_id == "total":
+        return t["total"], "", ""
+    row = rules.row(row_id)
+    name = row.labels.get(lang)
+    if row.is_counting_row:
+        if rules.game == "escalero":  # Piatnik: "Neuner   9 | 1"
+            return name, "", f"{row.face} | {row.face_value}"
+        return name, f"{t['per_die']} {row.face_value}", ""
+    plain = " / ".join(str(v) for v in row.unserved)
+    served = " / ".join(str(v) for v in row.served)
+    if plain and served:
+        return name, f"{plain} / {served} {t['served']}", ""
+    if served:
+        return name, f"{served} {t['served']}", ""
+    return name, plain, ""
+
+
+def legend(rules: Ruleset, lang: str) -> list[str]:
+    """Two or three short lines: how columns pay, what served and struck mean."""
+    t = strings(lang)
+    lines = []
+    if rules.game == "escalero":
+        weights = rules.column_weights
+        if len(weights) > 1:
+            pay = ", ".join(f"{ROMAN[i]} = {w}" for i, w in enumerate(weights))
+            line = f"{t['columns']}: {pay} {t['points']}"
+            if rules.all_columns_bonus:
+                line += f", {t['all']} = {sum(weights) + rules.all_columns_bonus}"
+            lines.append(f"{line} ({t['from_each']})")
+        else:
+            unit = t["point"] if weights[0] == 1 else t["points"]
+            lines.append(f"{weights[0]} {unit} {t['from_each']}")
+    else:
+        lines.append(t["highest"])
+    bonuses: dict[int, list[str]] = {}
+    for row in rules.rows:
+        if row.served and row.unserved:
+            bonuses.setdefault(max(row.served) - max(row.unserved), []).append(
+                row.labels.get(lang))
+    bonus = ", ".join(f"{'/'.join(names)} +{b}" for b, names in bonuses.items())
+    served = t["served_long"] if rules.game == "escalero" else t["served_first"]
+    lines.append(f"{served}: {bonus}" if bonus else served)
+    extra = [t["struck"]]
+    for row in rules.rows:
+        if row.requires:
+            req = rules.row(row.requires).labels.get(lang)
+            extra.append(t["requires"].format(row=row.labels.get(lang), req=req))
+    lines.append(" · ".join(extra))
+    return lines
