@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sheets.layout import Box
+from sheets.style import GRID_PT, GRID_RED, INK, MUTED
 
 if TYPE_CHECKING:
     from sheets.render import Pen
@@ -52,8 +53,6 @@ TALLIES = 5
 
 def draw_start_poker(pen: Pen, width: float, players: Sequence[str], lang: str) -> None:
     """Draw the tally page on `pen` (a render._Pen) for a sheet of width x height mm."""
-    from sheets.render import GRID_RED, INK, MUTED
-
     t = _TEXT[lang]
     c = pen.c
     n = max(len(players), 2)
@@ -67,7 +66,7 @@ def draw_start_poker(pen: Pen, width: float, players: Sequence[str], lang: str) 
     name_h, row_h = 9.0, 11.0
     x0, y0 = MARGIN, MARGIN + 22
     c.setStrokeColor(GRID_RED)
-    c.setLineWidth(0.4)
+    c.setLineWidth(GRID_PT)
     for i in range(n):
         x = x0 + label_w + i * col_w
         pen.rect(Box(x, y0, col_w, name_h))

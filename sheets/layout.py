@@ -239,12 +239,15 @@ def _check(spec: LayoutSpec) -> Ruleset:
         )
     rules = spec.ruleset
     if not rules.min_sides <= spec.sides <= rules.max_sides:
-        hint = (" (4 or more players: use --pairs)"
-                if spec.game == "escalero" and not spec.pairs and spec.sides > rules.max_sides
-                else "")
+        if spec.game == "escalero":
+            more = "; for more players use --pairs" if not spec.pairs else ""
+            raise SheetOptionError(
+                f"an Escalero sheet has {rules.min_sides}-{rules.max_sides} sides (players, "
+                f"or pairs with --pairs), not {spec.sides}{more}"
+            )
         raise SheetOptionError(
-            f"a {spec.game} sheet has {rules.min_sides}-{rules.max_sides} sides, "
-            f"not {spec.sides}{hint}"
+            f"a {spec.game.capitalize()} sheet is for {rules.min_sides}-{rules.max_sides} "
+            f"players, not {spec.sides}"
         )
     return rules
 
@@ -261,7 +264,8 @@ def build_layout(spec: LayoutSpec) -> Layout:
     bigger = {"a5": "a4", "letter": "a4 (or fewer players per sheet)"}.get(
         spec.paper, "fewer sides (use --pairs)")
     raise SheetOptionError(
-        f"{spec.sides} sides x {rules.columns} columns do not fit on {spec.paper.upper()} with "
+        f"{spec.sides} {'pairs' if spec.pairs else 'players'} x {rules.columns} columns "
+        f"do not fit on {spec.paper.upper()} with "
         f"cells of at least {MIN_PITCH_W - 2 * INSET_MM:g} x {MIN_PITCH_H - 2 * INSET_MM:g} mm; "
         f"use --paper {bigger}"
     )

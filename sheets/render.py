@@ -17,11 +17,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 from reportlab.graphics.barcode import qrencoder
-from reportlab.lib.colors import Color
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
+from sheets import back as back_page
 from sheets import texts
 from sheets.layout import (
     INSET_MM,
@@ -32,12 +32,8 @@ from sheets.layout import (
     build_layout,
     encode_code,
 )
+from sheets.style import BLACK, GRID_PT, GRID_RED, INK, MUTED, SIDE_PT
 
-GRID_RED = Color(235 / 255, 120 / 255, 120 / 255)  # dropout colour: removable by hue
-INK = Color(0.12, 0.12, 0.22)  # labels: dark, and never inside a writable box
-MUTED = Color(0.38, 0.38, 0.45)
-GRID_PT = 0.4
-SIDE_PT = 0.9  # outline of each side's block (still dropout red)
 BACKS = ("start-poker",)
 
 
@@ -112,7 +108,7 @@ def _draw_static(pen: Pen, layout: Layout, text: SheetText) -> None:
     rules = layout.ruleset
 
     # Fiducials: vector squares, nothing else printed in their quiet zone.
-    c.setFillColor(Color(0, 0, 0))
+    c.setFillColor(BLACK)
     for marker in layout.markers:
         pen.bits(marker_bits(marker.id).tolist(), marker.box)
 
@@ -186,12 +182,25 @@ def _draw_static(pen: Pen, layout: Layout, text: SheetText) -> None:
 
 def _draw_page_part(pen: Pen, layout: Layout, serial: str, lang: str) -> None:
     """What differs per page: the QR code and the serial in text."""
-    pen.c.setFillColor(Color(0, 0, 0))
+    pen.c.setFillColor(BLACK)
     pen.bits(qr_modules(encode_code(layout.spec, serial)), layout.qr)
     pen.c.setFillColor(MUTED)
     qr = layout.qr
     pen.text(qr.x - 1.2, qr.bottom - 0.3, f"{texts.strings(lang)['serial']} {serial}", 6.5,
              align="right")
+
+
+def page_geometry(layout: Layout, two_up: bool = False,
+                  ) -> tuple[float, float, tuple[tuple[float, float], ...]]:
+    """(page width, page height, top-left offset of each sheet on the page) in mm."""
+    if not two_up:
+        return layout.width, layout.height, ((0.0, 0.0),)
+    if layout.spec.paper != "a5":
+        raise SheetOptionError("--two-up prints two A5 sheets on one A4 page; use --paper a5")
+    a4w, a4h = PAPERS["a4"]
+    if layout.orientation == "portrait":  # side by side on A4 landscape
+        return a4h, a4w, ((0.0, 0.0), (a4h - layout.width, 0.0))
+    return a4w, a4h, ((0.0, 0.0), (0.0, a4h - layout.height))  # stacked on A4 portrait
 
 
 def render_pdf(
@@ -207,19 +216,8 @@ def render_pdf(
     if back is not None and back not in BACKS:
         raise SheetOptionError(f"unknown back {back!r}; choose one of {', '.join(BACKS)}")
     sheet_w, sheet_h = layout.width, layout.height
-    per_page = 2 if two_up else 1
-    if two_up:
-        if layout.spec.paper != "a5":
-            raise SheetOptionError("--two-up prints two A5 sheets on one A4 page; use --paper a5")
-        a4w, a4h = PAPERS["a4"]
-        if layout.orientation == "portrait":  # side by side on A4 landscape
-            page_w, page_h = a4h, a4w
-            offsets = ((0.0, 0.0), (page_w - sheet_w, 0.0))
-        else:  # stacked on A4 portrait
-            page_w, page_h = a4w, a4h
-            offsets = ((0.0, 0.0), (0.0, page_h - sheet_h))
-    else:
-        page_w, page_h, offsets = sheet_w, sheet_h, ((0.0, 0.0),)
+    page_w, page_h, offsets = page_geometry(layout, two_up)
+    per_page = len(offsets)
 
     buf = io.BytesIO()
     canvas = Canvas(buf, pagesize=(page_w * mm, page_h * mm), pageCompression=1)
@@ -229,8 +227,6 @@ def render_pdf(
     _draw_static(Pen(canvas, sheet_h), layout, text)
     canvas.endForm()
     if back:
-        from sheets import back as back_page
-
         canvas.beginForm("back")
         back_page.draw_start_poker(Pen(canvas, sheet_h), sheet_w, players, text.lang)
         canvas.endForm()

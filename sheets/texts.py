@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _STRINGS = {
     "de": {
         "sheet": "Spieltabelle", "name": "Name", "names": "Namen (Paar)", "column": "Spalte",
-        "total": "Summe", "serial": "Nr.", "served": "serv.", "per_die": "je Würfel",
+        "total": "Summe", "serial": "Nr.", "served": "serv.",
         "pairs": "Paare", "points": "Punkte", "point": "Punkt", "all": "alle drei",
         "columns": "Spalten", "from_each": "von jedem Gegner",
         "served_long": "serv. = serviert (alle fünf in einem Wurf)",
@@ -28,7 +28,7 @@ _STRINGS = {
     },
     "en": {
         "sheet": "Score sheet", "name": "Name", "names": "Names (pair)", "column": "Column",
-        "total": "Total", "serial": "No.", "served": "served", "per_die": "per die",
+        "total": "Total", "serial": "No.", "served": "served",
         "pairs": "pairs", "points": "points", "point": "point", "all": "all three",
         "columns": "Columns", "from_each": "from each opponent",
         "served_long": "served = all five in one roll",
@@ -39,7 +39,7 @@ _STRINGS = {
     },
     "es": {
         "sheet": "Planilla", "name": "Nombre", "names": "Nombres (pareja)", "column": "Columna",
-        "total": "Total", "serial": "N.º", "served": "serv.", "per_die": "por dado",
+        "total": "Total", "serial": "N.º", "served": "serv.",
         "pairs": "parejas", "points": "puntos", "point": "punto", "all": "las tres",
         "columns": "Columnas", "from_each": "de cada rival",
         "served_long": "serv. = servida (los cinco en una tirada)",
@@ -95,7 +95,7 @@ def row_label(rules: Ruleset, row_id: str, lang: str) -> tuple[str, str, str]:
     if row.is_counting_row:
         if rules.game == "escalero":  # Piatnik: "Neuner   9 | 1"
             return name, "", f"{row.face} | {row.face_value}"
-        return name, f"{t['per_die']} {row.face_value}", ""
+        return name, "", ""  # Generala: the row "3" needs no explanation
     plain = " / ".join(str(v) for v in row.unserved)
     served = " / ".join(str(v) for v in row.served)
     if plain and served:
@@ -127,7 +127,10 @@ def legend(rules: Ruleset, lang: str) -> list[str]:
         if row.served and row.unserved:
             bonuses.setdefault(max(row.served) - max(row.unserved), []).append(
                 row.labels.get(lang))
-    bonus = ", ".join(f"{'/'.join(names)} +{b}" for b, names in bonuses.items())
+    if len(bonuses) == 1:  # the same bonus everywhere (Generala): just "+5"
+        bonus = f"+{next(iter(bonuses))}"
+    else:
+        bonus = ", ".join(f"{'/'.join(names)} +{b}" for b, names in bonuses.items())
     served = t["served_long"] if rules.game == "escalero" else t["served_first"]
     lines.append(f"{served}: {bonus}" if bonus else served)
     extra = [t["struck"]]

@@ -1,0 +1,135 @@
+"""`escalero sheet`: print a block of score sheets as PDF.
+
+Players and sides: without --pairs every player is a side. With --pairs, --players
+counts players and --names lists them; they are paired in order (Anna+Bert, Cora+Dani,
+...). An odd count leaves the last side with one player (who plays for two).
+--pages counts printed pages; with --two-up each page holds two A5 sheets, every
+sheet with its own serial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+from sheets.layout import PAPERS, LayoutSpec, SheetOptionError, build_layout
+from sheets.render import BACKS, SheetText, page_geometry, render_pdf
+
+SERIAL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud safely
+MAX_PAGES = 1000
+
+
+@dataclass(frozen=True)
+class Block:
+    spec: LayoutSpec
+    names: tuple[tuple[str, ...], ...]  # per side, its members' names ('' when not given)
+    players: tuple[str, ...]
+
+
+def plan_block(game: str, players: int | None, names: str | None, pairs: bool,
+               variants: tuple[str, ...], paper: str) -> Block:
+    """Turn player options into sides; raises SheetOptionError for impossible requests."""
+    listed = tuple(n.strip() for n in names.split(",")) if names else ()
+    if listed and not all(listed):
+        raise SheetOptionError("--names has an empty name; write e.g. --names \"Anna,Bert\"")
+    if players is not None and listed and players != len(listed):
+        raise SheetOptionError(
+            f"--players {players} but --names lists {len(listed)}; give one of the two"
+        )
+    count = players if players is not None else (len(listed) or (4 if pairs else 2))
+    if pairs and game != "escalero":
+        raise SheetOptionError("--pairs is for Escalero; Generala has one column per player")
+    if pairs and count < 4:
+        raise SheetOptionError(f"pairs need at least 4 players, not {count}; drop --pairs")
+    everyone = listed or ("",) * count
+    if pairs:
+        sides = tuple(everyone[i:i + 2] for i in range(0, count, 2))
+    else:
+        sides = tuple((name,) for name in everyone)
+    spec = LayoutSpec(game=game, variants=variants, sides=len(sides), pairs=pairs, paper=paper)
+    build_layout(spec)  # raises a clear error when the sheet cannot be made
+    return Block(spec, sides, everyone)
+
+
+def make_serials(count: int, base: str | None = None) -> list[str]:
+    """Serial per sheet: a random 4-character base and the sheet number, e.g. K7Q2-001."""
+    base = (base or "".join(secrets.choice(SERIAL_ALPHABET) for _ in range(4))).upper()
+    if not (base.isascii() and base.isalnum() and len(base) <= 8):
+        raise SheetOptionError(f"--serial {base!r}: use 1-8 letters or digits, e.g. --serial K7Q2")
+    width = max(3, len(str(count)))
+    return [f"{base}-{i:0{width}d}" for i in range(1, count + 1)]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "sheet",
+        help="print a block of score sheets (PDF)",
+        description="Print Escalero or Generala score sheets with fiducials and a QR code "
+        "that `escalero scan` reads.",
+    )
+    p.add_argument("--game", choices=GAMES, default="escalero")
+    who = p.add_argument_group("players")
+    who.add_argument("--players", type=int, help="number of players (default 2, pairs 4)")
+    who.add_argument("--names", help='comma-separated names, e.g. "Anna,Bert"')
+    who.add_argument("--pairs", action="store_true",
+                     help="Escalero in pairs: two players per side, paired in order")
+    p.add_argument("--variant", action="append", default=[], metavar="V",
+                   help=f"house variant (repeatable): {', '.join(ESCALERO_VARIANTS)}")
+    p.add_argument("--paper", choices=tuple(PAPERS), default="a4")
+    p.add_argument("--pages", type=int, default=1, help="pages in the block (default 1)")
+    p.add_argument("--two-up", action="store_true",
+                   help="two A5 sheets per A4 page with a cut line (implies --paper a5)")
+    p.add_argument("--lang", choices=LANGUAGES, default="de")
+    p.add_argument("--back", choices=BACKS, help="print a back page behind every sheet")
+    p.add_argument("--serial", help="serial base (letters/digits) instead of a random one")
+    p.add_argument("-o", "--output", required=True, type=Path, help="PDF file to write")
+    p.add_argument("--layout-json", type=Path, help="also write the layout as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 1 <= args.pages <= MAX_PAGES:
+        raise SheetOptionError(f"--pages must be 1-{MAX_PAGES}, not {args.pages}")
+    if args.back and args.game != "escalero":
+        raise SheetOptionError("--back start-poker is Escalero's side game; drop --back")
+    paper = args.paper
+    if args.two_up:
+        if paper not in ("a4", "a5"):
+            raise SheetOptionError("--two-up prints A5 sheets on A4 paper; drop --paper")
+        paper = "a5"
+    variants = tuple(v.strip() for arg in args.variant for v in arg.split(",") if v.strip())
+    block = plan_block(args.game, args.players, args.names, args.pairs, variants, paper)
+    layout = build_layout(block.spec)
+    page_w, page_h, offsets = page_geometry(layout, args.two_up)
+    serials = make_serials(args.pages * len(offsets), args.serial)
+
+    pdf = render_pdf(layout, serials, SheetText(args.lang, block.names), two_up=args.two_up,
+                     back=args.back, players=block.players)
+    _write(args.output, pdf)
+    if args.layout_json:
+        data = layout.to_json()
+        if args.two_up:
+            data["two_up"] = {
+                "note": "this layout describes the first sheet on each page; the second "
+                        "is the same layout at offset_mm",
+                "print_page": {"width_mm": page_w, "height_mm": page_h},
+                "offset_mm": list(offsets[1]),
+            }
+        _write(args.layout_json, (json.dumps(data, indent=1) + "\n").encode())
+    pages = args.pages * (2 if args.back else 1)
+    print(f"wrote {args.output}: {pages} page{'s' * (pages != 1)}, {len(serials)} sheet"
+          f"{'s' * (len(serials) != 1)} {layout.spec.paper.upper()} {layout.orientation}, "
+          f"serials {serials[0]}..{serials[-1]}")
+    return 0
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as err:
+        raise SheetOptionError(f"cannot write {path}: {err.strerror}; choose another -o path")\
+            from None
