@@ -1,0 +1,242 @@
+"""The FastAPI app: server-rendered pages, a JSON API, and the ledger.
+
+Pages: / (start), /tafel (keep score live), /scan (photo), /print (PDF), /ledger.
+API:   GET /api/rules, POST /api/settle, POST /api/scan (raw image body),
+       POST /api/print (form -> PDF), GET/POST /api/ledger, GET /ledger.csv.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
+
+from scoring.errors import (
+    EscaleroError,
+    InputFileError,
+    PhotoError,
+    SheetNotFoundError,
+    ToolMissingError,
+    UnreadableSheetError,
+    UsageError,
+)
+from scoring.model import Sheet
+from scoring.money import to_money
+from scoring.report import settle_report
+from web import printing, services
+from web.config import WebConfig
+from web.i18n import DEFAULT_LANG, LANGS, catalog, pick_lang, translate
+from web.ledger import DuplicateSerialError, Ledger, LedgerError, build_record
+from web.security import COOKIE, PinGuard, host_is_loopback_name
+from web.uploads import read_photo
+
+HERE = Path(__file__).parent
+LANG_COOKIE = "escalero_lang"
+# Reachable without the PIN: the PIN page itself and what it needs to render.
+PIN_FREE = ("/pin", "/static/", "/lang/", "/favicon.ico")
+
+
+def error_status(err: EscaleroError) -> int:
+    """HTTP status for a user mistake: what went wrong decides 4xx vs 5xx."""
+    status = getattr(err, "status", None)
+    if status:
+        return int(status)
+    if isinstance(err, DuplicateSerialError):
+        return 409
+    if isinstance(err, PhotoError | SheetNotFoundError | UnreadableSheetError):
+        return 422
+    if isinstance(err, ToolMissingError | LedgerError):
+        return 503
+    if isinstance(err, InputFileError | UsageError):
+        return 400
+    return 500 if err.exit_code == 70 else 400
+
+
+def create_app(config: WebConfig) -> FastAPI:
+    app = FastAPI(title="Escalero", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.config = config
+    app.state.ledger = Ledger(config.db_path)
+    app.state.guard = PinGuard(config.pin) if config.pin else None
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    def lang_of(request: Request) -> str:
+        return pick_lang(request.query_params.get("lang") or request.cookies.get(LANG_COOKIE))
+
+    def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        lang = lang_of(request)
+        ctx.update(request=request, lang=lang, langs=LANGS,
+                   t=lambda key: translate(key, lang),
+                   i18n_json=json.dumps(catalog(lang), ensure_ascii=False),
+                   path=request.url.path)
+        response = templates.TemplateResponse(request, name, ctx, status_code=status)
+        if request.query_params.get("lang") in LANGS:
+            response.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax")
+        return response
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Any) -> Response:
+        path = request.url.path
+        pin_guard: PinGuard | None = app.state.guard
+        if pin_guard is None:
+            # No PIN means loopback only: refuse other Host names (DNS rebinding).
+            if not host_is_loopback_name(request.headers.get("host")):
+                return JSONResponse({"error": "unknown host name; open the app via "
+                                     "127.0.0.1 or localhost"}, status_code=421)
+        elif not path.startswith(PIN_FREE) and not pin_guard.cookie_ok(
+                request.cookies.get(COOKIE)):
+            if path.startswith("/api/") or request.method != "GET":
+                return JSONResponse({"error": "PIN required: open the start page and "
+                                     "enter the PIN shown where the server runs"},
+                                    status_code=401)
+            return RedirectResponse(f"/pin?next={quote(path)}", status_code=303)
+        return await call_next(request)
+
+    @app.exception_handler(EscaleroError)
+    async def escalero_error(request: Request, err: EscaleroError) -> Response:
+        status = error_status(err)
+        if request.url.path.startswith("/api/") or request.method != "GET":
+            body: dict[str, Any] = {"error": str(err)}
+            if isinstance(err, DuplicateSerialError):
+                body.update(duplicate=True, serial=err.serial, earlier=list(err.earlier))
+            return JSONResponse(body, status_code=status)
+        return page(request, "error.html", status=status, message=str(err))
+
+    # --- pages --------------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> Response:
+        return page(request, "home.html")
+
+    @app.get("/tafel", response_class=HTMLResponse)
+    def tafel(request: Request) -> Response:
+        return page(request, "tafel.html")
+
+    @app.get("/scan", response_class=HTMLResponse)
+    def scan_page(request: Request) -> Response:
+        return page(request, "scan.html", max_mb=config.max_upload_bytes // (1024 * 1024))
+
+    @app.get("/print", response_class=HTMLResponse)
+    def print_page(request: Request) -> Response:
+        return page(request, "print.html", form=printing.form_spec(lang_of(request)))
+
+    @app.get("/ledger", response_class=HTMLResponse)
+    def ledger_page(request: Request, evening: str | None = None) -> Response:
+        ledger: Ledger = app.state.ledger
+        return page(request, "ledger.html", games=ledger.games(),
+                    balances=ledger.balances(), evenings=ledger.evenings(),
+                    evening=evening,
+                    evening_balances=ledger.balances(evening) if evening else None)
+
+    @app.get("/lang/{code}")
+    def set_lang(code: str, next: str = "/") -> Response:
+        target = next if next.startswith("/") and not next.startswith("//") else "/"
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(LANG_COOKIE, pick_lang(code), max_age=365 * 86400, samesite="lax")
+        return response
+
+    @app.get("/pin", response_class=HTMLResponse)
+    def pin_page(request: Request, next: str = "/") -> Response:
+        return page(request, "pin.html", next=next, message=None)
+
+    @app.post("/pin")
+    async def pin_submit(request: Request) -> Response:
+        form = await request.form()
+        target = str(form.get("next") or "/")
+        if not target.startswith("/") or target.startswith("//"):
+            target = "/"
+        pin_guard: PinGuard | None = app.state.guard
+        if pin_guard is None:
+            return RedirectResponse(target, status_code=303)
+        outcome = pin_guard.try_pin(str(form.get("pin") or ""))
+        if outcome != "ok":
+            key = "pin_locked" if outcome == "locked" else "pin_wrong"
+            return page(request, "pin.html", status=429 if outcome == "locked" else 403,
+                        next=target, message=translate(key, lang_of(request)))
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(COOKIE, pin_guard.token, httponly=True, samesite="strict",
+                            max_age=12 * 3600)
+        return response
+
+    # --- API ----------------------------------------------------------------------------
+
+    @app.get("/api/rules")
+    def api_rules(request: Request, game: str = "escalero") -> dict[str, Any]:
+        variants = request.query_params.getlist("variant")
+        return services.rules_json(game, variants, lang_of(request))
+
+    @app.post("/api/settle")
+    async def api_settle(request: Request) -> dict[str, Any]:
+        payload = await _json_body(request)
+        return services.settle_payload(payload, lang_of(request))
+
+    @app.post("/api/scan")
+    async def api_scan(request: Request) -> dict[str, Any]:
+        length = request.headers.get("content-length")
+        if length and length.isdigit() and int(length) > config.max_upload_bytes:
+            from web.uploads import UploadTooLarge
+
+            raise UploadTooLarge(f"the photo is larger than "
+                                 f"{config.max_upload_bytes // (1024 * 1024)} MB; "
+                                 "take it at a lower resolution or send a JPEG")
+        data = await read_photo(request.stream(), config.max_upload_bytes)
+        # The scan is CPU-bound: a worker thread keeps other requests (and uploads) going.
+        return await run_in_threadpool(services.scan_bytes, data, lang_of(request))
+
+    @app.post("/api/print")
+    async def api_print(request: Request) -> Response:
+        form = await request.form()
+        pdf, filename = await run_in_threadpool(printing.make_pdf, dict(form.multi_items()))
+        return Response(pdf, media_type="application/pdf", headers={
+            "Content-Disposition": f'attachment; filename="{filename}"'})
+
+    @app.get("/api/ledger")
+    def api_ledger(evening: str | None = None) -> dict[str, Any]:
+        ledger: Ledger = app.state.ledger
+        return {"games": ledger.games(),
+                "balances": [b.to_json() for b in ledger.balances(evening)],
+                "evenings": ledger.evenings()}
+
+    @app.post("/api/ledger", status_code=201)
+    async def api_ledger_save(request: Request) -> dict[str, Any]:
+        payload = await _json_body(request)
+        if not isinstance(payload, dict) or "sheet" not in payload:
+            raise InputFileError('send {"sheet": {...}, "stake": "0.50", "currency": "EUR"}')
+        sheet = Sheet.from_json(payload["sheet"])
+        cents = services.stake_cents(payload.get("stake")) or 0
+        currency = services.clean_currency(payload.get("currency"))
+        report = settle_report(sheet, to_money(cents), currency)
+        record = build_record(sheet.to_json(), report, cents, currency)
+        ledger: Ledger = app.state.ledger
+        game_id = await run_in_threadpool(
+            lambda: ledger.save(record, allow_duplicate=bool(payload.get("confirm"))))
+        return {"id": game_id, "evening": record.evening,
+                "players": [{"player": p.name, "points": p.points, "cents": p.cents}
+                            for p in record.players]}
+
+    @app.get("/ledger.csv")
+    def ledger_csv() -> Response:
+        ledger: Ledger = app.state.ledger
+        name = f"escalero-ledger-{date.today().isoformat()}.csv"
+        return Response(ledger.csv_text(), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    return app
+
+
+async def _json_body(request: Request) -> Any:
+    try:
+        return json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise InputFileError("the request body is not valid JSON") from None
+
+
+__all__ = ["DEFAULT_LANG", "create_app", "error_status"]

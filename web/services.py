@@ -1,0 +1,121 @@
+"""What the web pages ask of the other packages: rules, settlement, scans, PDFs.
+
+The rules live in scoring only; the pages get them as JSON from here, so the
+browser never holds a second copy of which values a row allows.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib
+from typing import Any
+
+from scoring.errors import EscaleroError, InputFileError, ToolMissingError, UsageError
+from scoring.model import Sheet, column_name
+from scoring.money import parse_stake, to_money
+from scoring.report import settle_report
+from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
+
+MAX_CURRENCY_LEN = 8
+OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
+
+
+def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
+    """The ruleset as the sheet editor needs it (labels in `lang`)."""
+    lang = lang if lang in LANGUAGES else "de"
+    rules = get_ruleset(game, variants)
+    return {
+        "game": rules.game,
+        "variants": list(rules.variants),
+        "columns": rules.columns,
+        "column_names": [column_name(c) for c in range(rules.columns)],
+        "column_weights": list(rules.column_weights),
+        "all_columns_bonus": rules.all_columns_bonus,
+        "min_sides": rules.min_sides,
+        "max_sides": rules.max_sides,
+        "rows": [
+            {"id": r.id, "label": r.labels.get(lang), "face": r.face,
+             "allowed": list(r.allowed), "served": list(r.served), "requires": r.requires,
+             "describe": r.describe_allowed()}
+            for r in rules.rows
+        ],
+        "games": list(GAMES),
+        "all_variants": list(ESCALERO_VARIANTS) if rules.game == "escalero" else [],
+    }
+
+
+def clean_currency(text: Any) -> str:
+    currency = str(text or "EUR").strip()
+    if not currency or len(currency) > MAX_CURRENCY_LEN or not currency.isprintable():
+        raise UsageError(f"currency {currency[:20]!r}: give a short code such as EUR")
+    return currency
+
+
+def stake_cents(stake: Any) -> int | None:
+    """None when no stake was given (points only), else whole cents."""
+    if stake is None or str(stake).strip() == "":
+        return None
+    return parse_stake(stake)
+
+
+def settle_payload(payload: Any, lang: str) -> dict[str, Any]:
+    """{"sheet", "stake"?, "currency"?} -> settle_report plus the normalised sheet."""
+    if not isinstance(payload, dict) or "sheet" not in payload:
+        raise InputFileError('send {"sheet": {...}, "stake": "0.50", "currency": "EUR"}')
+    sheet = Sheet.from_json(payload["sheet"])
+    cents = stake_cents(payload.get("stake"))
+    currency = clean_currency(payload.get("currency"))
+    report = settle_report(sheet, None if cents is None else to_money(cents), currency,
+                           lang=lang if lang in LANGUAGES else "de")
+    report["sheet"] = sheet.to_json()
+    return report
+
+
+def _optional(module: str, what: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name and module.startswith(err.name):
+            raise ToolMissingError(f"{what} is not part of this installation; "
+                                   "update escalero") from None
+        raise
+
+
+def encode_jpeg(image: Any, max_side: int = OVERLAY_MAX_SIDE) -> str:
+    """A BGR image as a data: URL (JPEG), shrunk so a phone loads it quickly."""
+    import cv2
+
+    h, w = image.shape[:2]
+    scale = min(1.0, max_side / max(h, w))
+    if scale < 1.0:
+        image = cv2.resize(image, (round(w * scale), round(h * scale)),
+                           interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise EscaleroError("could not encode the sheet image; please report this")
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def scan_bytes(data: bytes, lang: str) -> dict[str, Any]:
+    """Scan a photo: the scanner's JSON plus the overlay image as a data: URL."""
+    pipeline = _optional("scan.pipeline", "the photo scanner")
+    options = _scan_options(pipeline)
+    result = pipeline.scan_photo(data, options)
+    out = dict(result.to_json())
+    image = None
+    overlay = getattr(result, "overlay", None)
+    if callable(overlay):
+        image = overlay()
+    if image is None:
+        image = getattr(result, "rectified", None)
+    out["image"] = None if image is None else encode_jpeg(image)
+    return out
+
+
+def _scan_options(pipeline: Any) -> Any:
+    """The scanner's default options (whatever it calls them); None if it takes none."""
+    for name in ("ScanOptions", "Options"):
+        cls = getattr(pipeline, name, None)
+        if cls is not None:
+            return cls()
+    return None

@@ -1,0 +1,335 @@
+// The sheet editor shared by the Tafel and the scan page: an editable table of one
+// score sheet, checked against the ruleset the server sends (/api/rules) and settled
+// by the server (/api/settle), which is the single source of the rules.
+"use strict";
+
+const T = JSON.parse(document.getElementById("i18n").textContent);
+const STRUCK = new Set(["x", "X", "-", "/", "0"]);
+
+async function api(url, options = {}) {
+  let response;
+  try {
+    response = await fetch(url, options);
+  } catch (err) {
+    return { ok: false, status: 0, data: { error: T.offline } };
+  }
+  let data = {};
+  try { data = await response.json(); } catch (err) { data = { error: response.statusText }; }
+  return { ok: response.ok, status: response.status, data };
+}
+
+function postJSON(url, body) {
+  return api(url, { method: "POST", headers: { "Content-Type": "application/json" },
+                    body: JSON.stringify(body) });
+}
+
+async function fetchRules(game, variants) {
+  const q = new URLSearchParams({ game });
+  for (const v of variants) q.append("variant", v);
+  const r = await api("/api/rules?" + q.toString());
+  if (!r.ok) throw new Error(r.data.error || T.error);
+  return r.data;
+}
+
+// Text typed in a cell -> {value, ok, text}: value is an integer, "x" (struck) or null.
+function parseCell(text, row) {
+  const s = (text || "").trim();
+  if (s === "") return { value: null, ok: true };
+  if (STRUCK.has(s)) return { value: "x", ok: true };
+  if (!/^\d{1,4}$/.test(s)) return { value: null, ok: false };
+  const n = parseInt(s, 10);
+  return { value: n, ok: !row || row.allowed.includes(n) };
+}
+
+function cellText(value) {
+  if (value === null || value === undefined) return "";
+  return value === "x" || value === 0 ? "x" : String(value);
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+function membersOf(name) {
+  const parts = name.split(/[&+]/).map((s) => s.trim()).filter(Boolean);
+  return parts.length ? parts : [name.trim()];
+}
+
+class SheetEditor {
+  // options: rules, sheet (JSON), review (scanner's flagged cells), written (show the
+  // written-total row), onChange(sheet)
+  constructor(root, options) {
+    this.root = root;
+    this.rules = options.rules;
+    this.sheet = JSON.parse(JSON.stringify(options.sheet));
+    this.review = new Map();
+    for (const r of options.review || []) this.review.set(this.key(r.side, r.column, r.row), r);
+    this.checked = new Set();
+    this.written = !!options.written;
+    this.onChange = options.onChange || (() => {});
+    this.normalise();
+    this.render();
+  }
+
+  key(side, column, row) { return `${side}/${column}/${row}`; }
+
+  // Make every side hold exactly rules.columns columns (variants may change the count).
+  normalise() {
+    const n = this.rules.columns;
+    for (const side of this.sheet.sides) {
+      side.columns = (side.columns || []).slice(0, n);
+      while (side.columns.length < n) side.columns.push({});
+      const wt = (side.written_totals || []).slice(0, n);
+      while (wt.length < n) wt.push(null);
+      side.written_totals = wt;
+      if (!side.members || !side.members.length) side.members = membersOf(side.name);
+    }
+    this.sheet.game = this.rules.game;
+    this.sheet.variant = this.rules.variants.slice();
+  }
+
+  setRules(rules) {
+    this.rules = rules;
+    this.normalise();
+    this.render();
+    this.onChange(this.getSheet());
+  }
+
+  getSheet() { return JSON.parse(JSON.stringify(this.sheet)); }
+
+  flaggedOpen() {
+    return [...this.review.keys()].filter((k) => !this.checked.has(k)).length;
+  }
+
+  render() {
+    const rules = this.rules;
+    const cols = rules.columns;
+    const table = el("table", { class: "sheet" });
+    const head = el("thead");
+    const names = el("tr", {}, el("th", { class: "lab corner" }));
+    this.sheet.sides.forEach((side, s) => {
+      const input = el("input", { class: "name", value: side.name, "aria-label": T.player,
+                                  "data-side": s, enterkeyhint: "next" });
+      input.addEventListener("change", () => {
+        const name = input.value.trim() || `${T.player} ${s + 1}`;
+        side.name = name;
+        side.members = membersOf(name);
+        input.value = name;
+        this.onChange(this.getSheet());
+      });
+      names.append(el("th", { colspan: cols, class: "side-head s" + (s % 6) }, input));
+    });
+    head.append(names);
+    if (cols > 1) {
+      const heads = el("tr", {}, el("th", { class: "lab" }));
+      this.sheet.sides.forEach((side, s) => rules.column_names.forEach((c, ci) => heads.append(
+        el("th", { class: "colhead" + (ci === 0 ? " first" : ""), text: c,
+                   title: `× ${rules.column_weights[ci]}` }))));
+      head.append(heads);
+    }
+    table.append(head);
+
+    const body = el("tbody");
+    for (const row of rules.rows) {
+      const tr = el("tr", { "data-row": row.id });
+      tr.append(el("th", { class: "lab", scope: "row", title: row.describe },
+                   el("span", { text: row.label }),
+                   el("small", { text: row.describe })));
+      this.sheet.sides.forEach((side, s) => {
+        for (let c = 0; c < cols; c++) tr.append(this.cellTd(s, c, row));
+      });
+      body.append(tr);
+    }
+    table.append(body);
+
+    const foot = el("tfoot");
+    const sums = el("tr", { class: "sums" }, el("th", { class: "lab", text: T.total }));
+    this.sheet.sides.forEach((side, s) => {
+      for (let c = 0; c < cols; c++) {
+        sums.append(el("td", { class: "sum" + (c === 0 ? " first" : ""),
+                               "data-sum": `${s}/${c}` }));
+      }
+    });
+    foot.append(sums);
+    if (this.written) {
+      const wt = el("tr", { class: "written" }, el("th", { class: "lab", text: T.written_total }));
+      this.sheet.sides.forEach((side, s) => {
+        for (let c = 0; c < cols; c++) wt.append(this.cellTd(s, c, null));
+      });
+      foot.append(wt);
+    }
+    const pts = el("tr", { class: "points" }, el("th", { class: "lab", text: T.points }));
+    this.sheet.sides.forEach((side, s) => pts.append(
+      el("td", { colspan: cols, class: "pts", "data-points": s })));
+    foot.append(pts);
+    table.append(foot);
+
+    const wrap = el("div", { class: "sheet-wrap" }, table);
+    this.root.replaceChildren(wrap);
+    this.table = table;
+  }
+
+  // One editable cell; row === null is the written total of the column.
+  cellTd(s, c, row) {
+    const side = this.sheet.sides[s];
+    const rowId = row ? row.id : "total";
+    const k = this.key(s, c, rowId);
+    const value = row ? side.columns[c][row.id] : side.written_totals[c];
+    const flag = this.review.get(k);
+    const input = el("input", {
+      class: "cell", inputmode: "numeric", autocomplete: "off", maxlength: 4,
+      value: cellText(value), "data-key": k,
+      "aria-label": `${side.name} ${this.rules.column_names[c]} ${row ? row.label : T.total}`,
+      placeholder: flag && flag.read !== null && flag.read !== undefined ? cellText(flag.read) : "",
+    });
+    const td = el("td", { class: "c" + (c === 0 ? " first" : "") }, input);
+    if (flag) {
+      td.classList.add("flag");
+      const alts = (flag.alternatives || []).map(cellText).join(", ");
+      td.title = `${T.flagged}: ${T.read_as} ${cellText(flag.read)}` + (alts ? ` (${alts})` : "");
+    }
+    const check = () => {
+      const parsed = parseCell(input.value, row);
+      td.classList.toggle("bad", !parsed.ok);
+      input.title = parsed.ok ? "" : `${T.not_allowed}; ${T.allowed}: ${row ? row.describe : "0-999"}`;
+      return parsed;
+    };
+    check();
+    input.addEventListener("input", () => {
+      const parsed = check();
+      if (row) side.columns[c][row.id] = parsed.value;
+      else side.written_totals[c] = parsed.value === "x" ? 0 : parsed.value;
+      if (flag) { this.checked.add(k); td.classList.add("checked"); }
+      this.onChange(this.getSheet());
+    });
+    input.addEventListener("blur", () => {
+      if (parseCell(input.value, row).value === "x") input.value = "x";
+    });
+    return td;
+  }
+
+  setCell(s, c, rowId, value) {
+    const input = this.table.querySelector(`input[data-key="${this.key(s, c, rowId)}"]`);
+    if (!input) return;
+    input.value = cellText(value);
+    input.dispatchEvent(new Event("input"));
+  }
+
+  // Show the server's settlement: totals, column winners, points, problem cells.
+  applyReport(report) {
+    const st = report.settlement;
+    const cols = this.rules.columns;
+    this.table.querySelectorAll("td.sum").forEach((td) => {
+      const [s, c] = td.dataset.sum.split("/").map(Number);
+      const total = st.totals[s] ? st.totals[s][c] : "";
+      td.textContent = total;
+      td.classList.toggle("win", st.winners[c] === s);
+    });
+    this.table.querySelectorAll("td.pts").forEach((td) => {
+      const s = Number(td.dataset.points);
+      const p = st.points[s];
+      td.textContent = p > 0 ? "+" + p : String(p);
+      td.classList.toggle("plus", p > 0);
+      td.classList.toggle("minus", p < 0);
+    });
+    this.table.querySelectorAll("td.problem").forEach((td) => td.classList.remove("problem"));
+    for (const p of report.validation) {
+      if (p.kind === "empty" || p.side === null || p.column === null || !p.row) continue;
+      const input = this.table.querySelector(
+        `input[data-key="${this.key(p.side, p.column, p.row)}"]`);
+      if (input) { input.parentElement.classList.add("problem"); input.title = p.message; }
+    }
+    void cols;
+  }
+}
+
+// Posts the sheet for settlement; only the answer to the latest request is shown.
+class Settler {
+  constructor(onReport, onError) {
+    this.seq = 0;
+    this.timer = null;
+    this.onReport = onReport;
+    this.onError = onError;
+  }
+
+  schedule(body, delay = 150) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.run(body), delay);
+  }
+
+  async run(body) {
+    const seq = ++this.seq;
+    const r = await postJSON("/api/settle", body);
+    if (seq !== this.seq) return;
+    if (r.ok) this.onReport(r.data); else this.onError(r.data.error || T.error);
+  }
+}
+
+function renderSummary(root, report, options = {}) {
+  const parts = [];
+  const money = report.money;
+  if (money) {
+    const list = el("ul", { class: "amounts" });
+    for (const [name, amount] of Object.entries(money.players)) {
+      const n = parseFloat(amount);
+      list.append(el("li", { class: n > 0 ? "plus" : n < 0 ? "minus" : "" },
+        el("span", { text: name }),
+        el("strong", { text: `${n > 0 ? "+" : ""}${amount} ${money.currency}` })));
+    }
+    parts.push(el("h2", { text: T.amount }), list);
+    if (money.transfers.length) {
+      const tl = el("ul", { class: "transfers" });
+      for (const t of money.transfers) {
+        tl.append(el("li", {}, el("span", { text: `${t.from} ${T.pays} ${t.to}` }),
+                     el("strong", { text: `${t.amount} ${money.currency}` })));
+      }
+      parts.push(el("h2", { text: T.transfers }), tl);
+    }
+  }
+  const shown = report.validation.filter((p) => !(options.hideEmpty && p.kind === "empty"));
+  const open = report.validation.length - shown.length;
+  if (shown.length) {
+    const pl = el("ul", { class: "problems" });
+    for (const p of shown) pl.append(el("li", { text: p.where ? `${p.where}: ${p.message}` : p.message }));
+    parts.push(el("h2", { text: T.problems }), pl);
+  } else if (!open) {
+    parts.push(el("p", { class: "msg good", text: T.no_problems }));
+  }
+  if (open) parts.push(el("p", { class: "hint", text: `${open} ${T.incomplete}` }));
+  root.replaceChildren(...parts);
+}
+
+// Save a settled sheet in the ledger; a serial settled before asks first (HTTP 409).
+async function saveToLedger(body, statusEl) {
+  let r = await postJSON("/api/ledger", body);
+  if (r.status === 409 && r.data.duplicate) {
+    if (!window.confirm(`${T.confirm_duplicate}\n${r.data.error}`)) return false;
+    r = await postJSON("/api/ledger", { ...body, confirm: true });
+  }
+  statusEl.className = "msg " + (r.ok ? "good" : "bad");
+  statusEl.replaceChildren(r.ok
+    ? el("span", {}, T.saved + " ", el("a", { href: "/ledger", text: T.nav_ledger }))
+    : el("span", { text: r.data.error || T.error }));
+  return r.ok;
+}
+
+function variantBoxes(root, rules, selected, onChange) {
+  root.replaceChildren();
+  for (const v of rules.all_variants) {
+    const box = el("input", { type: "checkbox", value: v, checked: selected.includes(v) });
+    box.addEventListener("change", () => {
+      const chosen = [...root.querySelectorAll("input:checked")].map((b) => b.value);
+      onChange(chosen);
+    });
+    root.append(el("label", { class: "check" }, box, el("span", { text: T["variant_" + v] || v })));
+  }
+}

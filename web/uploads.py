@@ -1,0 +1,55 @@
+"""Photo uploads: read the body in memory with a hard size cap, check it is an image.
+
+The body is never spooled to a temporary file, so nothing is written to disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from scoring.errors import PhotoError
+
+
+class UploadTooLarge(PhotoError):
+    status = 413
+
+
+class NotAnImage(PhotoError):
+    status = 415
+
+
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"hevm", b"hevs", b"mif1",
+                b"msf1", b"avif")
+
+
+def sniff_image(head: bytes) -> str | None:
+    """The image format from its first bytes, or None if it is no photo format we read."""
+    if head.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "webp"
+    if head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS:
+        return "heif"
+    if head[:4] in (b"II*\x00", b"MM\x00*"):
+        return "tiff"
+    if head[:2] == b"BM":
+        return "bmp"
+    return None
+
+
+async def read_photo(chunks: AsyncIterator[bytes], limit: int) -> bytes:
+    """All bytes of an upload; stops reading (413) as soon as it passes `limit`."""
+    data = bytearray()
+    async for chunk in chunks:
+        data += chunk
+        if len(data) > limit:
+            raise UploadTooLarge(
+                f"the photo is larger than {limit // (1024 * 1024)} MB; "
+                "take it at a lower resolution or send a JPEG")
+    if not data:
+        raise NotAnImage("no photo received; choose or take a photo of the sheet")
+    if sniff_image(bytes(data[:16])) is None:
+        raise NotAnImage("this file is not a photo; upload a JPEG, PNG, HEIC or WebP image")
+    return bytes(data)
