@@ -1,0 +1,505 @@
+"""A phone camera for synthetic photos: clean page raster in, JPEG of a photographed sheet out.
+
+Two stages, both pure: `plan_shot` draws every random choice (frame size, where the page
+lies, tilt, rotation, bend, light, blur, noise, JPEG quality) into a frozen `ShotPlan`,
+so the caller knows the resolution the page must be rendered at; `take_photo` then turns
+a page raster into the photo. The scene is built the way light gets into a phone: paper
+(bent, tinted) on a procedural table, lit unevenly, a hand's shadow, the lens (vignetting,
+focus and motion blur), the sensor (white balance, shot noise), the phone's processing
+(tone curve, sharpening) and JPEG.
+
+Geometry follows a pinhole camera over a plane: the page is rotated in its plane, tilted
+about an axis in the plane, projected, then placed in the frame. A bent page is a height
+field over the paper; a raised point moves away from the optical centre by h / distance.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+LEVELS = ("mild", "harsh")
+MAP_STEP = 4  # the sampling map is computed on a grid this much coarser, then upsampled
+
+
+@dataclass(frozen=True)
+class Level:
+    """Ranges the random choices are drawn from (uniform unless noted)."""
+
+    upright_share: float  # shots with the page within `jitter` of upright
+    jitter: float  # degrees of rotation around the base orientation
+    tilt: tuple[float, float]  # degrees between the camera axis and the page normal
+    fill: tuple[float, float]  # page's projected size / frame size (limiting side)
+    bend_mm: tuple[float, float]  # height of the paper's bulge
+    curl_mm: tuple[float, float]  # lift of one edge
+    light_min: tuple[float, float]  # darkest gain of the uneven light
+    vignette: tuple[float, float]  # light lost in the frame corners
+    shadow_share: float  # photos with a hand's shadow
+    shadow: tuple[float, float]  # light the shadow takes away
+    white_balance: float  # max relative gain error per channel
+    focus_mm: tuple[float, float]  # Gaussian blur sigma, in mm on the paper
+    motion_mm: tuple[float, float]  # motion blur length, in mm on the paper
+    noise: tuple[float, float]  # sensor noise sigma at mid grey (of 255)
+    jpeg: tuple[int, int]  # JPEG quality
+    megapixels: tuple[float, float] = (2.0, 12.0)
+
+
+LEVEL_TABLE = {
+    "mild": Level(
+        upright_share=0.75, jitter=12.0, tilt=(0.0, 15.0), fill=(0.72, 0.92),
+        bend_mm=(0.0, 5.0), curl_mm=(0.0, 3.0), light_min=(0.8, 1.0), vignette=(0.05, 0.25),
+        shadow_share=0.3, shadow=(0.1, 0.3), white_balance=0.06, focus_mm=(0.0, 0.08),
+        motion_mm=(0.0, 0.15), noise=(1.5, 4.0), jpeg=(75, 95),
+    ),
+    "harsh": Level(
+        upright_share=0.25, jitter=25.0, tilt=(12.0, 30.0), fill=(0.5, 0.85),
+        bend_mm=(4.0, 16.0), curl_mm=(2.0, 10.0), light_min=(0.45, 0.75), vignette=(0.25, 0.5),
+        shadow_share=0.8, shadow=(0.25, 0.5), white_balance=0.15, focus_mm=(0.08, 0.22),
+        motion_mm=(0.1, 0.5), noise=(4.0, 9.0), jpeg=(60, 80),
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Options:
+    """Special fixtures on top of the level's random choices."""
+
+    level: str = "mild"
+    megapixels: float | None = None  # None: drawn from the level's range
+    rotation: float | None = None  # page rotation in the photo, degrees clockwise
+    cover_mm: tuple[float, float] | None = None  # a finger hides this point of the page
+    cover_radius_mm: float = 14.0  # at least this much around the point is hidden
+    no_sheet: bool = False  # just the table
+    tiny: bool = False  # page far away: a small part of the frame
+    jpeg_quality: int | None = None
+
+
+@dataclass(frozen=True)
+class ShotPlan:
+    """Every random choice of one photo; `take_photo` is deterministic given this."""
+
+    level: str
+    size: tuple[int, int]  # (width, height) px
+    page_mm: tuple[float, float]
+    corners: tuple[tuple[float, float], ...]  # page TL, TR, BR, BL in photo px (flat page)
+    rotation: float
+    tilt: float
+    distance_mm: float  # camera to page centre
+    px_per_mm: float  # photo pixels per paper millimetre (mean over the page)
+    bend: tuple[float, ...]  # bulge height mm, direction (rad), curl mm, curl direction
+    waves: tuple[tuple[float, float, float, float], ...]  # amplitude mm, fx, fy, phase
+    light: tuple[float, ...]  # min gain, vignette, shadow strength (0: none)
+    white_balance: tuple[float, float, float]  # gains B, G, R
+    focus_px: float
+    motion: tuple[float, float]  # length px, angle degrees
+    noise: float
+    jpeg_quality: int
+    background: str
+    seed: int
+    cover_px: tuple[float, float, float] | None = None  # finger tip x, y, radius px
+    no_sheet: bool = False
+
+    def metadata(self) -> dict:
+        """What a truth file records about the photo."""
+        return {
+            "level": self.level, "width": self.size[0], "height": self.size[1],
+            "megapixels": round(self.size[0] * self.size[1] / 1e6, 2),
+            "rotation": round(self.rotation, 1), "tilt": round(self.tilt, 1),
+            "px_per_mm": round(self.px_per_mm, 2), "bend_mm": round(self.bend[0], 1),
+            "curl_mm": round(self.bend[2], 1), "focus_px": round(self.focus_px, 2),
+            "motion_px": round(self.motion[0], 2), "noise": round(self.noise, 1),
+            "shadow": round(self.light[2], 2), "jpeg_quality": self.jpeg_quality,
+            "background": self.background, "no_sheet": self.no_sheet,
+            "finger": self.cover_px is not None,
+            "page_corners_px": None if self.no_sheet else [
+                [round(x, 1), round(y, 1)] for x, y in self.corners],
+        }  # fmt: skip
+
+
+BACKGROUNDS = ("wood", "light-wood", "tablecloth", "desk-dark", "desk-grey", "stone")
+
+
+def _u(rng: np.random.Generator, lo_hi: tuple[float, float]) -> float:
+    return float(rng.uniform(*lo_hi))
+
+
+def _project(page_mm: tuple[float, float], rotation: float, tilt: float, axis: float,
+             distance: float) -> np.ndarray:
+    """Page corners (TL, TR, BR, BL) through a pinhole camera, in mm at unit magnification."""
+    w, h = page_mm
+    pts = np.array([[-w / 2, -h / 2, 0], [w / 2, -h / 2, 0], [w / 2, h / 2, 0],
+                    [-w / 2, h / 2, 0]], float)
+    r = math.radians(rotation)
+    rz = np.array([[math.cos(r), -math.sin(r), 0], [math.sin(r), math.cos(r), 0], [0, 0, 1]])
+    k = np.array([math.cos(axis), math.sin(axis), 0.0])
+    rt, _ = cv2.Rodrigues(k * math.radians(tilt))
+    p = pts @ rz.T @ rt.T
+    return p[:, :2] * distance / (distance + p[:, 2:3])
+
+
+def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
+              options: Options = Options()) -> ShotPlan:
+    """Draw every random choice of one photo of a `page_mm` (width, height) sheet."""
+    if options.level not in LEVEL_TABLE:
+        raise ValueError(f"level must be one of {LEVELS}, not {options.level!r}")
+    lv = LEVEL_TABLE[options.level]
+    mp = options.megapixels or math.exp(rng.uniform(*np.log(lv.megapixels)))
+    if options.rotation is not None:
+        rotation = float(options.rotation)
+    elif rng.random() < lv.upright_share:
+        rotation = float(rng.uniform(-lv.jitter, lv.jitter))
+    else:
+        rotation = float(rng.choice([90, 180, 270]) + rng.uniform(-lv.jitter, lv.jitter))
+    rotation %= 360
+    tilt = _u(rng, lv.tilt)
+    distance = float(np.hypot(*page_mm) * rng.uniform(1.0, 1.6))  # phone wide-angle lens
+    proj = _project(page_mm, rotation, tilt, float(rng.uniform(0, math.pi)), distance)
+    span = proj.max(axis=0) - proj.min(axis=0)
+    # Hold the phone the way the page lies (mostly).
+    landscape = (span[0] > span[1]) == (rng.random() < 0.85)
+    long_side = math.sqrt(mp * 1e6 * 4 / 3)
+    size = (int(long_side), int(long_side * 3 / 4))
+    if not landscape:
+        size = size[::-1]
+    fill = (0.14, 0.25) if options.tiny else lv.fill
+    scale = _u(rng, fill) * min(size[0] / span[0], size[1] / span[1])
+    slack = np.array(size) - span * scale
+    offset = slack * rng.uniform(0.15, 0.85, 2) - proj.min(axis=0) * scale
+    corners = proj * scale + offset
+    edges = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    px_per_mm = float((edges[0] + edges[2]) / (2 * page_mm[0]) / 2
+                      + (edges[1] + edges[3]) / (2 * page_mm[1]) / 2)
+
+    cover_px = None
+    if options.cover_mm is not None:
+        h_mat = cv2.getPerspectiveTransform(
+            np.float32([[0, 0], [page_mm[0], 0], page_mm, [0, page_mm[1]]]),
+            corners.astype(np.float32))
+        pt = cv2.perspectiveTransform(np.float32([[options.cover_mm]]), h_mat)[0, 0]
+        cover_px = (float(pt[0]), float(pt[1]), options.cover_radius_mm * px_per_mm)
+
+    waves = tuple((float(rng.uniform(0, 0.4) * lv.bend_mm[1] / 4), float(rng.uniform(-3, 3)),
+                   float(rng.uniform(-3, 3)), float(rng.uniform(0, 2 * math.pi)))
+                  for _ in range(3))
+    shadow = _u(rng, lv.shadow) if rng.random() < lv.shadow_share else 0.0
+    # White balance misses along the colour temperature (warm lamp / cool daylight),
+    # less so along green-magenta.
+    temp = rng.uniform(-lv.white_balance, lv.white_balance)
+    tint = rng.uniform(-lv.white_balance, lv.white_balance) / 3
+    wb = (1 - temp, 1 + tint, 1 + temp)
+    quality = options.jpeg_quality or int(rng.integers(lv.jpeg[0], lv.jpeg[1] + 1))
+    return ShotPlan(
+        level=options.level, size=size, page_mm=page_mm,
+        corners=tuple((float(x), float(y)) for x, y in corners),
+        rotation=rotation, tilt=tilt, distance_mm=distance, px_per_mm=px_per_mm,
+        bend=(_u(rng, lv.bend_mm), float(rng.uniform(0, math.pi)), _u(rng, lv.curl_mm),
+              float(rng.uniform(0, 2 * math.pi))),
+        waves=waves,
+        light=(_u(rng, lv.light_min), _u(rng, lv.vignette), shadow),
+        white_balance=wb,  # type: ignore[arg-type]
+        focus_px=_u(rng, lv.focus_mm) * px_per_mm,
+        motion=(_u(rng, lv.motion_mm) * px_per_mm, float(rng.uniform(0, 180))),
+        noise=_u(rng, lv.noise), jpeg_quality=quality,
+        background=str(rng.choice(BACKGROUNDS)), seed=int(rng.integers(1 << 31)),
+        cover_px=cover_px, no_sheet=options.no_sheet,
+    )  # fmt: skip
+
+
+# --- textures -------------------------------------------------------------------------------
+
+
+def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple[int, int]
+                  ) -> np.ndarray:
+    """Smooth random field in about [-1, 1] with `cells` (x, y) bumps across `shape`."""
+    grid = rng.standard_normal((cells[1] + 3, cells[0] + 3)).astype(np.float32)
+    big = cv2.resize(grid, (shape[1] + 2 * shape[1] // cells[0] + 3,
+                            shape[0] + 2 * shape[0] // cells[1] + 3),
+                     interpolation=cv2.INTER_CUBIC)
+    y0, x0 = shape[0] // cells[1], shape[1] // cells[0]
+    return big[y0:y0 + shape[0], x0:x0 + shape[1]] / 1.5
+
+
+def _fractal(rng: np.random.Generator, shape: tuple[int, int], base: int, octaves: int
+             ) -> np.ndarray:
+    out = np.zeros(shape, np.float32)
+    for o in range(octaves):
+        n = base * 2**o
+        aspect = shape[1] / shape[0]
+        out += _smooth_noise(rng, shape, (max(2, int(n * aspect)), n)) * 0.55**o
+    return out
+
+
+def _rotated_coords(shape: tuple[int, int], angle: float) -> tuple[np.ndarray, np.ndarray]:
+    ys, xs = np.mgrid[0:shape[0], 0:shape[1]].astype(np.float32)
+    c, s = math.cos(angle), math.sin(angle)
+    return xs * c + ys * s, -xs * s + ys * c
+
+
+def _wood(rng: np.random.Generator, shape: tuple[int, int], dark: bool) -> np.ndarray:
+    """Planks of wood: long wavy grain lines and fine streaks, at a random angle."""
+    lh, lw = shape
+    side = int(math.hypot(lh, lw)) + 4  # draw with the grain along x, then rotate
+    grid = (side, side)
+    ys = np.mgrid[0:side, 0:side][0].astype(np.float32)
+    period = side / rng.uniform(25, 60)
+    warp = period * (1.5 * _smooth_noise(rng, grid, (3, 6))
+                     + 0.4 * _smooth_noise(rng, grid, (2, 12)))
+    rings = 0.5 + 0.5 * np.sin(2 * np.pi * (ys + warp) / period)
+    # Streaks: noise stretched along the grain.
+    streak = cv2.resize(rng.standard_normal((side, max(2, side // 60))).astype(np.float32),
+                        grid, interpolation=cv2.INTER_LINEAR)
+    # Planks: a seam every so often, each plank a little different in tone.
+    plank_h = side / rng.uniform(2.5, 5)
+    plank = np.floor((ys + rng.uniform(0, plank_h)) / plank_h)
+    tone = 1 + 0.12 * np.sin(plank * 12.9898 + rng.uniform(0, 6))
+    seam = np.abs(((ys + rng.uniform(0, plank_h)) % plank_h) - plank_h / 2) > plank_h / 2 - 1.2
+    t = np.clip(rings**2 * 0.55 + 0.12 * streak + 0.25, 0, 1)
+    if dark:
+        lo, hi = np.array([22, 42, 75], np.float32), np.array([55, 100, 150], np.float32)
+    else:
+        lo, hi = np.array([90, 145, 190], np.float32), np.array([145, 195, 228], np.float32)
+    img = (lo + (hi - lo) * t[:, :, None]) * tone[:, :, None]
+    img[seam] *= 0.55
+    m = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(0, 180)), 1.0)
+    m[:, 2] -= ((side - lw) / 2, (side - lh) / 2)
+    return cv2.warpAffine(img, m, (lw, lh), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT)
+
+
+def _background(kind: str, rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """A table surface, BGR float32 0-255, built at low resolution and upsampled."""
+    w, h = size
+    lw, lh = max(64, w // 4), max(48, h // 4)
+    shape = (lh, lw)
+    if kind in ("wood", "light-wood"):
+        img = _wood(rng, shape, kind == "wood")
+    elif kind == "tablecloth":
+        u, v = _rotated_coords(shape, float(rng.uniform(-0.3, 0.3)))
+        period = lw / rng.uniform(6, 18)
+        colour = np.array([[40, 40, 190], [150, 80, 30], [40, 120, 40], [60, 140, 200]]
+                          )[int(rng.integers(4))]
+        a = (np.sin(2 * np.pi * u / period) > 0).astype(np.float32)
+        b = (np.sin(2 * np.pi * v / period) > 0).astype(np.float32)
+        cover = (0.55 * a + 0.55 * b)[:, :, None]  # gingham: stripes overlap darker
+        img = np.array([235, 235, 238]) * (1 - cover) + colour * cover
+        weave = 1 + 0.06 * np.sin(2 * np.pi * u / 1.7) * np.sin(2 * np.pi * v / 1.7)
+        img *= weave[:, :, None]
+        img = cv2.GaussianBlur(img.astype(np.float32), (0, 0), 0.7)
+        # Folds in the cloth: broad soft shading.
+        img *= (1 + 0.12 * _smooth_noise(rng, shape, (4, 3)))[:, :, None]
+    elif kind == "stone":
+        base = np.array(rng.uniform(60, 170, 3))
+        speck = cv2.GaussianBlur(rng.standard_normal(shape).astype(np.float32), (0, 0), 0.8)
+        img = base * (1 + 0.25 * speck + 0.15 * _fractal(rng, shape, 3, 3))[:, :, None]
+    else:
+        grey = rng.uniform(30, 70) if kind == "desk-dark" else rng.uniform(150, 205)
+        tint = rng.uniform(0.9, 1.1, 3)
+        img = grey * tint * (1 + 0.06 * _fractal(rng, shape, 2, 4))[:, :, None]
+    img = cv2.resize(np.clip(img, 0, 255).astype(np.float32), (w, h),
+                     interpolation=cv2.INTER_LINEAR)
+    return img
+
+
+# --- the scene ------------------------------------------------------------------------------
+
+
+def _height(plan: ShotPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Height of the bent paper above the table (mm) at page position x, y (mm)."""
+    w, h = plan.page_mm
+    bulge, bdir, curl, cdir = plan.bend
+    u, v = x / w - 0.5, y / h - 0.5
+    t = u * math.cos(bdir) + v * math.sin(bdir)  # across the bulge, about -0.7..0.7
+    z = bulge * np.cos(np.clip(t, -0.75, 0.75) * math.pi / 1.5)
+    s = u * math.cos(cdir) + v * math.sin(cdir)  # one edge lifts off the table
+    z += curl * np.clip((s - 0.3) / 0.4, 0, None) ** 2
+    for amp, fx, fy, ph in plan.waves:
+        z += amp * np.sin(2 * np.pi * (fx * u + fy * v) + ph)
+    return z
+
+
+def _sampling_maps(plan: ShotPlan, page_px: tuple[int, int]) -> tuple[np.ndarray, ...]:
+    """For each photo pixel: where to sample the page raster, and the paper's shading."""
+    w, h = plan.size
+    gw, gh = w // MAP_STEP + 2, h // MAP_STEP + 2
+    qx, qy = np.meshgrid(np.arange(gw, dtype=np.float64) * MAP_STEP,
+                         np.arange(gh, dtype=np.float64) * MAP_STEP)
+    pw, ph = plan.page_mm
+    corners = np.float64(plan.corners)
+    to_photo = cv2.getPerspectiveTransform(
+        np.float32([[0, 0], [pw, 0], [pw, ph], [0, ph]]), corners.astype(np.float32))
+    to_page = np.linalg.inv(to_photo)
+    centre = cv2.perspectiveTransform(np.float64([[[pw / 2, ph / 2]]]), to_photo)[0, 0]
+
+    def inv(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        d = to_page[2, 0] * px + to_page[2, 1] * py + to_page[2, 2]
+        return ((to_page[0, 0] * px + to_page[0, 1] * py + to_page[0, 2]) / d,
+                (to_page[1, 0] * px + to_page[1, 1] * py + to_page[1, 2]) / d)
+
+    # A raised point appears pushed away from the centre by h / distance; undo that by
+    # a fixed-point iteration (the height field is smooth, two rounds are plenty).
+    mx, my = inv(qx, qy)
+    for _ in range(2):
+        k = 1 + _height(plan, mx, my) / plan.distance_mm
+        mx, my = inv(centre[0] + (qx - centre[0]) / k, centre[1] + (qy - centre[1]) / k)
+    # Paper facing the light is brighter: shade by the slope towards a light direction.
+    eps = 1.0
+    z0 = _height(plan, mx, my)
+    gx = (_height(plan, mx + eps, my) - z0) / eps
+    gy = (_height(plan, mx, my + eps) - z0) / eps
+    la = plan.bend[1] + 0.8
+    shade = np.clip(1 + 2.5 * (gx * math.cos(la) + gy * math.sin(la)), 0.6, 1.15)
+    sx, sy = page_px[0] / pw, page_px[1] / ph
+    maps = [(mx * sx).astype(np.float32), (my * sy).astype(np.float32),
+            shade.astype(np.float32)]
+    full = (gw * MAP_STEP, gh * MAP_STEP)
+    return tuple(cv2.resize(m, full, interpolation=cv2.INTER_LINEAR)[:h, :w] for m in maps)
+
+
+def _hand_shadow(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """Soft shadow of a hand and forearm reaching in from one edge (0..1, low resolution)."""
+    w, h = size
+    lw, lh = max(64, w // 8), max(48, h // 8)
+    mask = np.zeros((lh, lw), np.uint8)
+    side = int(rng.integers(4))
+    reach = rng.uniform(0.25, 0.55)
+    along = rng.uniform(0.2, 0.8)
+    start = [(along * lw, -lh * 0.2), (lw * 1.2, along * lh), (along * lw, lh * 1.2),
+             (-lw * 0.2, along * lh)][side]
+    direction = np.array([[0, 1], [-1, 0], [0, -1], [1, 0]][side], float)
+    direction = direction + rng.normal(0, 0.3, 2)
+    direction /= np.linalg.norm(direction)
+    tip = np.array(start) + direction * reach * max(lw, lh)
+    palm = min(lw, lh) * rng.uniform(0.12, 0.2)
+    cv2.line(mask, tuple(int(v) for v in start), tuple(int(v) for v in tip), 255,
+             thickness=int(palm * 1.6))
+    cv2.circle(mask, tuple(int(v) for v in tip), int(palm), 255, -1)
+    normal = np.array([-direction[1], direction[0]])
+    for i in range(4):  # fingers fan out from the palm
+        base = tip + normal * palm * (i - 1.5) * 0.5
+        fdir = direction + normal * (i - 1.5) * 0.15
+        end = base + fdir * palm * rng.uniform(1.2, 1.9)
+        cv2.line(mask, tuple(int(v) for v in base), tuple(int(v) for v in end), 255,
+                 thickness=max(1, int(palm * 0.32)))
+    soft = cv2.GaussianBlur(mask.astype(np.float32) / 255, (0, 0), palm * 0.4)
+    return cv2.resize(soft, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _light_field(plan: ShotPlan, rng: np.random.Generator) -> np.ndarray:
+    """Gain per pixel: uneven light, vignetting and a hand's shadow."""
+    w, h = plan.size
+    lw, lh = max(64, w // 8), max(48, h // 8)
+    light_min, vignette, shadow = plan.light
+    ys, xs = np.mgrid[0:lh, 0:lw].astype(np.float32)
+    ang = rng.uniform(0, 2 * math.pi)
+    ramp = (xs / lw - 0.5) * math.cos(ang) + (ys / lh - 0.5) * math.sin(ang)
+    field_ = ramp + 0.3 * _smooth_noise(rng, (lh, lw), (2, 2))
+    field_ = (field_ - field_.min()) / (np.ptp(field_) + 1e-6)
+    gain = light_min + (1 - light_min) * field_
+    r2 = ((xs / lw - 0.5) ** 2 + (ys / lh - 0.5) ** 2) * 2
+    gain *= 1 - vignette * r2**1.5
+    gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    if shadow:
+        gain *= 1 - shadow * _hand_shadow(rng, plan.size)
+    return gain
+
+
+def _finger(img: np.ndarray, plan: ShotPlan, rng: np.random.Generator) -> None:
+    """Paint a fingertip over `plan.cover_px`, reaching in from the nearest frame edge."""
+    assert plan.cover_px is not None
+    x, y, r = plan.cover_px
+    w, h = plan.size
+    r *= rng.uniform(1.1, 1.3)  # the finger is nearer than the paper, so it looks bigger
+    dists = [y, w - x, h - y, x]  # nearest edge: top, right, bottom, left
+    side = int(np.argmin(dists))
+    end = [(x, -h * 0.1), (w * 1.1, y), (x, h * 1.1), (-w * 0.1, y)][side]
+    mask = np.zeros((h, w), np.uint8)
+    cv2.line(mask, (int(x), int(y)), (int(end[0]), int(end[1])), 255, int(2 * r))
+    cv2.circle(mask, (int(x), int(y)), int(r), 255, -1)
+    alpha = cv2.GaussianBlur(mask, (0, 0), max(1.0, r * 0.08)).astype(np.float32) / 255
+    skin = np.array([120, 150, 205], np.float32) * rng.uniform(0.8, 1.1)
+    # Rounded finger: darker towards its sides.
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    shade = np.clip(dist / max(r, 1), 0, 1) ** 0.5
+    finger = skin[None, None, :] * (0.55 + 0.45 * shade)[:, :, None]
+    img[...] = img * (1 - alpha[:, :, None]) + finger * alpha[:, :, None]
+
+
+def _motion_kernel(length: float, angle: float) -> np.ndarray:
+    n = max(3, int(math.ceil(length)) | 1)
+    k = np.zeros((n, n), np.float32)
+    c = n // 2
+    dx, dy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    cv2.line(k, (int(round(c - dx * length / 2)), int(round(c - dy * length / 2))),
+             (int(round(c + dx * length / 2)), int(round(c + dy * length / 2))), 1.0, 1,
+             cv2.LINE_AA)
+    return k / k.sum()
+
+
+def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
+    """Photograph the page raster (any resolution, covering `plan.page_mm`) -> JPEG bytes."""
+    rng = np.random.default_rng(plan.seed)
+    w, h = plan.size
+    img = _background(plan.background, rng, plan.size)
+    if not plan.no_sheet:
+        if page_bgr is None:
+            raise ValueError("a page raster is needed unless the plan has no sheet")
+        page_px = (page_bgr.shape[1], page_bgr.shape[0])
+        mx, my, shade = _sampling_maps(plan, page_px)
+        src = page_bgr
+        # Sample a raster much finer than the photo through a pre-blur, against aliasing.
+        ratio = page_px[0] / plan.page_mm[0] / plan.px_per_mm
+        if ratio > 1.5:
+            src = cv2.GaussianBlur(src, (0, 0), 0.4 * ratio)
+        rgba = cv2.cvtColor(src, cv2.COLOR_BGR2BGRA)
+        paper = cv2.remap(rgba, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                          borderValue=(0, 0, 0, 0))
+        alpha = paper[:, :, 3].astype(np.float32) / 255
+        # Paper is never pure white, and printed black is never pure black.
+        tint = np.array([rng.uniform(228, 245), rng.uniform(235, 248), rng.uniform(238, 250)],
+                        np.float32) / 255
+        # Paper fibres: fine and faint.
+        grain = np.empty((h // 2 + 1, w // 2 + 1), np.float32)
+        cv2.randn(grain, 1.0, 0.012)
+        grain = cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
+        page = (paper[:, :, :3].astype(np.float32) * 0.93 + 8) * tint
+        page *= (shade * grain)[:, :, None]
+        # The paper casts a thin soft shadow on the table.
+        off = plan.px_per_mm * rng.uniform(0.5, 2.0)
+        m = np.float32([[1, 0, off * rng.uniform(-1, 1)], [0, 1, off]])
+        cast = cv2.warpAffine(alpha, m, (w, h))
+        cast = cv2.GaussianBlur(cast, (0, 0), max(1.0, off * 2))
+        img *= (1 - 0.35 * cast)[:, :, None]
+        img += (page - img) * alpha[:, :, None]
+    if plan.cover_px is not None:
+        _finger(img, plan, rng)
+    img *= _light_field(plan, rng)[:, :, None]
+    img *= np.float32(plan.white_balance)
+    # Lens: focus blur, then the shake of the hand.
+    if plan.focus_px > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), plan.focus_px)
+    if plan.motion[0] > 1.0:
+        img = cv2.filter2D(img, -1, _motion_kernel(*plan.motion))
+    # Auto exposure puts the paper near the top of the range.
+    bright = float(np.percentile(img[::16, ::16].max(axis=2), 98))
+    img *= rng.uniform(225, 250) / max(bright, 1.0)
+    # Sensor: shot noise grows with the signal; chroma noise is coarser than luma noise.
+    luma = np.empty((h, w), np.float32)
+    cv2.randn(luma, 0, 1)
+    chroma = np.empty((h // 2, w // 2, 3), np.float32)
+    cv2.randn(chroma, 0, 0.6)
+    noise = luma[:, :, None] + cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR)
+    img += noise * (plan.noise * np.sqrt(np.clip(img, 0, 255) / 128 + 0.1))
+    # Phone processing: a gentle S tone curve and sharpening.
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    lut = np.clip(255 * (0.5 - 0.5 * np.cos(np.pi * np.arange(256) / 255)) * 0.3
+                  + np.arange(256) * 0.7, 0, 255).astype(np.uint8)
+    img = cv2.LUT(img, lut)
+    blur = cv2.GaussianBlur(img, (0, 0), 1.0)
+    img = cv2.addWeighted(img, 1.4, blur, -0.4, 0)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, plan.jpeg_quality])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return buf.tobytes()
