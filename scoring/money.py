@@ -67,9 +67,13 @@ def side_amounts(points: Sequence[int], stake_cents: int) -> tuple[int, ...]:
 
 
 def split_cents(total: int, parts: int) -> tuple[int, ...]:
-    """`total` split into `parts` shares differing by at most one cent, summing to `total`."""
-    base, extra = divmod(total, parts)
-    return tuple(base + (1 if i < extra else 0) for i in range(parts))
+    """`total` split into `parts` shares differing by at most one cent, summing to `total`.
+
+    The odd cents go to the first shares, in the direction of the sign (gain or loss).
+    """
+    sign = -1 if total < 0 else 1
+    base, extra = divmod(abs(total), parts)
+    return tuple(sign * (base + (1 if i < extra else 0)) for i in range(parts))
 
 
 def player_amounts(
