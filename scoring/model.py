@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Final
 
 from scoring.errors import InputFileError, UnknownRulesError
@@ -52,9 +51,36 @@ class _Struck:
     def __reduce__(self) -> str:
         return "STRUCK"  # pickles as the module-level singleton
 
+    def __hash__(self) -> int:
+        return hash("STRUCK")
+
 
 STRUCK: Final = _Struck()
 Cell = int | _Struck | None
+
+
+class Cells(Mapping[str, Cell]):
+    """One column's cells, row id -> cell: read-only and hashable like the dataclasses."""
+
+    __slots__ = ("_cells",)
+
+    def __init__(self, cells: Mapping[str, Cell] | None = None) -> None:
+        self._cells = dict(cells or {})
+
+    def __getitem__(self, row_id: str) -> Cell:
+        return self._cells[row_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._cells)
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._cells.items()))
+
+    def __repr__(self) -> str:
+        return f"Cells({self._cells!r})"
 
 
 def cell_points(cell: Cell) -> int:
@@ -267,8 +293,7 @@ def _parse_column(obj: Any, where: str, ruleset: Ruleset) -> Mapping[str, Cell]:
         if cell is not None:
             cells[row_id] = cell
     # Keep the ruleset's row order so output and iteration are stable.
-    ordered = {rid: cells[rid] for rid in ruleset.row_ids if rid in cells}
-    return MappingProxyType(ordered)
+    return Cells({rid: cells[rid] for rid in ruleset.row_ids if rid in cells})
 
 
 def _parse_cell(raw: Any, where: str) -> Cell:

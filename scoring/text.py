@@ -20,7 +20,8 @@ WORDS: dict[str, dict[str, str]] = {
            "columns": "Spalten", "weights": "Gewichte", "bonus": "Bonus für alle Spalten",
            "sides": "Seiten", "row": "Zeile", "allowed": "erlaubt", "ranking": "Rangliste",
            "place": "Platz", "balance": "Gesamtstand", "game": "Partie", "served": "serviert",
-           "hand": "Start-Poker", "wins": "gewinnt", "tie": "Gleichstand: neu würfeln"},
+           "hand": "Start-Poker", "wins": "gewinnt", "tie": "Gleichstand: neu würfeln",
+           "requires": "nur nach"},
     "en": {"total": "Total", "written": "written", "winners": "Column winners",
            "nobody": "nobody (tie)", "points": "Points", "money": "Money",
            "per_point": "per point", "transfers": "Transfers", "none": "none",
@@ -29,7 +30,7 @@ WORDS: dict[str, dict[str, str]] = {
            "sides": "sides", "row": "Row", "allowed": "allowed", "ranking": "Ranking",
            "place": "place", "balance": "Running balance", "game": "Game",
            "served": "served", "hand": "Start-Poker", "wins": "wins",
-           "tie": "tie: roll again"},
+           "tie": "tie: roll again", "requires": "only after"},
     "es": {"total": "Total", "written": "escrito", "winners": "Ganadores de columna",
            "nobody": "nadie (empate)", "points": "Puntos", "money": "Dinero",
            "per_point": "por punto", "transfers": "Pagos", "none": "ninguno",
@@ -38,7 +39,7 @@ WORDS: dict[str, dict[str, str]] = {
            "sides": "lados", "row": "Fila", "allowed": "permitido", "ranking": "Clasificación",
            "place": "puesto", "balance": "Saldo acumulado", "game": "Partida",
            "served": "servida", "hand": "Start-Poker", "wins": "gana",
-           "tie": "empate: tirar de nuevo"},
+           "tie": "empate: tirar de nuevo", "requires": "solo después de"},
 }
 
 CELL_W = 5
@@ -145,7 +146,10 @@ def format_rules(rules: Ruleset, lang: str = "de") -> str:
     for r in rules.rows:
         face = f" ({r.face})" if r.face and r.face != r.labels.get(lang) else ""
         label = r.labels.get(lang) + face
-        lines.append(f"  {r.id:<16}{label:<{width + 4}}{r.describe_allowed()}")
+        needs = ""
+        if r.requires:
+            needs = f"  ({w['requires']} {rules.row(r.requires).labels.get(lang)})"
+        lines.append(f"  {r.id:<16}{label:<{width + 4}}{r.describe_allowed()}{needs}")
     return "\n".join(lines) + "\n"
 
 

@@ -53,6 +53,8 @@ def test_round_trip_and_frozen() -> None:
     with pytest.raises(TypeError):
         sheet.sides[0].columns[0]["nines"] = 3  # type: ignore[index]
     assert pickle.loads(pickle.dumps(STRUCK)) is STRUCK
+    assert hash(sheet) == hash(Sheet.from_json(obj))  # usable as a cache key
+    assert pickle.loads(pickle.dumps(sheet)) == sheet
 
 
 def test_variants_key_and_defaults() -> None:
