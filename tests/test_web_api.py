@@ -1,0 +1,279 @@
+"""The web API through FastAPI's TestClient: rules, settle, print, scan, ledger, PIN."""
+
+from __future__ import annotations
+
+import io
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+from fastapi.testclient import TestClient  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from scoring.errors import SheetNotFoundError  # noqa: E402
+from web import services  # noqa: E402
+from web.app import create_app  # noqa: E402
+from web.cli import settings  # noqa: E402
+from web.config import WebConfig, is_loopback  # noqa: E402
+
+SAMPLES = Path(__file__).parents[1] / "samples" / "photos"
+
+
+def sheet(serial: str | None = "K7Q2-001", nines: int = 3) -> dict:
+    obj = {"game": "escalero", "sides": [
+        {"name": "Anna", "columns": [{"nines": nines}, {}, {}]},
+        {"name": "Ben", "columns": [{"nines": 2}, {"tens": 4}, {}]},
+    ]}
+    if serial:
+        obj["serial"] = serial
+    return obj
+
+
+def png_bytes(size: tuple[int, int] = (64, 48)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, "white").save(buf, "PNG")
+    return buf.getvalue()
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    with TestClient(create_app(WebConfig(db_path=tmp_path / "ledger.sqlite3"))) as c:
+        yield c
+
+
+def test_pages_render_in_german_by_default_and_switch_to_english(client: TestClient) -> None:
+    for path in ("/", "/tafel", "/scan", "/print", "/ledger"):
+        r = client.get(path)
+        assert r.status_code == 200, path
+        assert 'lang="de"' in r.text and 'name="viewport"' in r.text
+    assert 'capture="environment"' in client.get("/scan").text
+    r = client.get("/lang/en?next=/tafel", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/tafel"
+    client.cookies.set("escalero_lang", "en")
+    assert "Keep score live" in client.get("/").text
+    # An open redirect is refused.
+    r = client.get("/lang/de?next=//evil.example", follow_redirects=False)
+    assert r.headers["location"] == "/"
+
+
+def test_rules_endpoint_serves_the_ruleset(client: TestClient) -> None:
+    r = client.get("/api/rules", params={"variant": "strasse-25"})
+    assert r.status_code == 200
+    rules = r.json()
+    straight = next(row for row in rules["rows"] if row["id"] == "straight")
+    assert straight["allowed"] == [25, 30] and straight["label"] == "Straße"
+    assert rules["columns"] == 3 and rules["column_weights"] == [1, 2, 4]
+    en = client.get("/api/rules", params={"game": "generala", "lang": "en"}).json()
+    assert en["columns"] == 1 and en["rows"][-1]["label"] == "Double Generala"
+    bad = client.get("/api/rules", params={"variant": "no-such"})
+    assert bad.status_code == 400 and "unknown variant 'no-such'" in bad.json()["error"]
+
+
+def test_settle_endpoint(client: TestClient) -> None:
+    r = client.post("/api/settle", json={"sheet": sheet(), "stake": "0,50", "currency": "EUR"})
+    assert r.status_code == 200
+    report = r.json()
+    assert report["settlement"]["totals"] == [[3, 0, 0], [2, 4, 0]]
+    assert report["settlement"]["points"] == [-1, 1]
+    assert report["money"]["transfers"] == [{"from": "Anna", "to": "Ben", "amount": "0.50"}]
+    # An invalid value is counted as written and named by the validator.
+    r = client.post("/api/settle", json={"sheet": sheet(nines=7)})
+    assert r.json()["settlement"]["totals"][0][0] == 7
+    assert any(p["kind"] == "invalid_value" and p["row"] == "nines"
+               for p in r.json()["validation"])
+    assert "money" not in r.json()
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (b"not json", "not valid JSON"),
+    (b'{"sheet": {"game": "escalero", "sides": []}}', "non-empty list of sides"),
+    (b'{"sheet": {"sides": [{"name": "A", "columns": [{}, {}, {}]}]}, "stake": "0.001"}',
+     "fractions of a cent"),
+])
+def test_settle_rejects_bad_input_with_a_message(client: TestClient, body: bytes,
+                                                 message: str) -> None:
+    r = client.post("/api/settle", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert message in r.json()["error"]
+
+
+def test_print_endpoint_returns_a_pdf(client: TestClient) -> None:
+    r = client.post("/api/print", data={"game": "escalero", "names": "Anna\nBen\nCora",
+                                        "variant-strasse-25": "1", "pages": "2",
+                                        "serial": "ABEND"})
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/pdf"
+    assert r.content.startswith(b"%PDF")
+    assert "escalero-escalero-abend-001.pdf" in r.headers["content-disposition"]
+    pdfium = pytest.importorskip("pypdfium2")
+    assert len(pdfium.PdfDocument(r.content)) == 2
+
+
+def test_print_refuses_impossible_sheets_with_a_message(client: TestClient) -> None:
+    r = client.post("/api/print", data={"game": "generala", "pairs": "1", "players": "4"})
+    assert r.status_code == 400 and "--pairs is for Escalero" in r.json()["error"]
+    r = client.post("/api/print", data={"pages": "9999"})
+    assert r.status_code == 400 and "number of sheets" in r.json()["error"]
+
+
+def test_scan_rejects_what_is_not_a_photo(client: TestClient) -> None:
+    r = client.post("/api/scan", content=b"%PDF-1.4 not a photo")
+    assert r.status_code == 415
+    assert r.json()["error"] == ("this file is not a photo; "
+                                 "upload a JPEG, PNG, HEIC or WebP image")
+    r = client.post("/api/scan", content=b"")
+    assert r.status_code == 415 and "no photo received" in r.json()["error"]
+
+
+def test_scan_refuses_large_uploads(tmp_path: Path) -> None:
+    app = create_app(WebConfig(db_path=tmp_path / "l.sqlite3", max_upload_bytes=1000))
+    with TestClient(app) as c:
+        r = c.post("/api/scan", content=png_bytes((400, 400)) + b"\0" * 2000)
+        assert r.status_code == 413 and "larger than" in r.json()["error"]
+
+
+def test_scanner_errors_reach_the_page_as_4xx(client: TestClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_sheet(data: bytes, lang: str) -> dict:
+        raise SheetNotFoundError("no score sheet found: photograph the whole sheet with all "
+                                 "four corner markers")
+
+    monkeypatch.setattr(services, "scan_bytes", no_sheet)
+    r = client.post("/api/scan", content=png_bytes())
+    assert r.status_code == 422
+    assert r.json()["error"].startswith("no score sheet found")
+
+
+def test_concurrent_scans_run_in_parallel(client: TestClient,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan runs in a worker thread: two uploads at once take one scan's time, not two."""
+    def slow_scan(data: bytes, lang: str) -> dict:
+        time.sleep(0.6)  # blocking, like the real CPU-bound scan
+        return {"bytes": len(data)}
+
+    monkeypatch.setattr(services, "scan_bytes", slow_scan)
+    photos = [png_bytes((64 + i, 48)) for i in range(3)]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda p: client.post("/api/scan", content=p), photos))
+    elapsed = time.perf_counter() - start
+    assert [r.json()["bytes"] for r in results] == [len(p) for p in photos]
+    assert elapsed < 1.5, f"3 scans of 0.6 s took {elapsed:.2f} s: they ran one after another"
+
+
+def real_scanner_available() -> bool:
+    try:
+        import scan.pipeline  # noqa: F401
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not real_scanner_available(), reason="scan.pipeline is not built yet")
+def test_scan_of_a_blank_picture_says_no_sheet_was_found(client: TestClient) -> None:
+    r = client.post("/api/scan", content=png_bytes((800, 600)))
+    assert r.status_code == 422
+    assert r.json()["error"] and "Traceback" not in r.json()["error"]
+
+
+def sample_photos() -> list[Path]:
+    return sorted(p for p in SAMPLES.glob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not real_scanner_available(), reason="scan.pipeline is not built yet")
+@pytest.mark.skipif(not sample_photos(), reason="no committed sample photos in samples/photos/")
+def test_scan_of_a_sample_photo(client: TestClient) -> None:
+    photo = sample_photos()[0]
+    r = client.post("/api/scan", content=photo.read_bytes())
+    assert r.status_code == 200, r.text
+    result = r.json()
+    assert result["game"] in ("escalero", "generala") and len(result["sides"]) >= 2
+    assert result["image"].startswith("data:image/jpeg;base64,")
+    assert "settlement" in result and "review" in result
+    # What the scanner read settles the same through /api/settle.
+    obj = {k: result[k] for k in ("game", "variant", "sides") if k in result}
+    settled = client.post("/api/settle", json={"sheet": obj}).json()
+    assert settled["settlement"]["totals"] == result["settlement"]["totals"]
+
+
+def test_ledger_save_list_balances_csv_and_duplicates(client: TestClient) -> None:
+    r = client.post("/api/ledger", json={"sheet": sheet("A-001"), "stake": "0.50"})
+    assert r.status_code == 201
+    assert r.json()["players"] == [{"player": "Anna", "points": -1, "cents": -50},
+                                   {"player": "Ben", "points": 1, "cents": 50}]
+    again = client.post("/api/ledger", json={"sheet": sheet("A-001"), "stake": "0.50"})
+    assert again.status_code == 409
+    assert again.json()["duplicate"] is True and "already settled" in again.json()["error"]
+    assert len(client.get("/api/ledger").json()["games"]) == 1
+    confirmed = client.post("/api/ledger", json={"sheet": sheet("A-001"), "stake": "0.50",
+                                                 "confirm": True})
+    assert confirmed.status_code == 201
+    data = client.get("/api/ledger").json()
+    assert len(data["games"]) == 2
+    assert {b["player"]: b["amount"] for b in data["balances"]} == {"Anna": "-1.00",
+                                                                    "Ben": "1.00"}
+    csv_text = client.get("/ledger.csv")
+    assert csv_text.headers["content-type"].startswith("text/csv")
+    assert csv_text.text.count("\nAnna,") == 0 and csv_text.text.count(",Anna,") == 2
+    page = client.get("/ledger").text
+    assert "Anna" in page and "A-001" in page and "-1.00 EUR" in page
+
+
+def test_ledger_rejects_an_ill_formed_sheet(client: TestClient) -> None:
+    r = client.post("/api/ledger", json={"sheet": {"game": "poker", "sides": []}})
+    assert r.status_code == 400 and "unknown game 'poker'" in r.json()["error"]
+    assert client.get("/api/ledger").json()["games"] == []
+
+
+def test_pin_required_when_not_on_loopback(tmp_path: Path) -> None:
+    app = create_app(WebConfig(db_path=tmp_path / "l.sqlite3", pin="4711"))
+    with TestClient(app, base_url="http://192.168.1.20:8000") as c:
+        r = c.get("/tafel", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/pin?next=/tafel"
+        assert c.get("/api/rules").status_code == 401
+        assert c.post("/api/settle", json={"sheet": sheet()}).status_code == 401
+        assert c.get("/ledger.csv", follow_redirects=False).status_code == 303
+        assert c.get("/static/style.css").status_code == 200  # the PIN page needs it
+        wrong = c.post("/pin", data={"pin": "1234", "next": "/tafel"}, follow_redirects=False)
+        assert wrong.status_code == 403 and "Falsche PIN" in wrong.text
+        assert "escalero_pin" not in c.cookies
+        ok = c.post("/pin", data={"pin": "4711", "next": "/tafel"}, follow_redirects=False)
+        assert ok.status_code == 303 and ok.headers["location"] == "/tafel"
+        assert c.cookies["escalero_pin"] != "4711"  # a token, not the PIN itself
+        assert c.get("/api/rules").status_code == 200
+        assert c.get("/tafel").status_code == 200
+
+
+def test_pin_guesses_are_rate_limited(tmp_path: Path) -> None:
+    app = create_app(WebConfig(db_path=tmp_path / "l.sqlite3", pin="4711"))
+    with TestClient(app) as c:
+        codes = [c.post("/pin", data={"pin": f"{i:04d}"}).status_code for i in range(12)]
+        assert codes[:10] == [403] * 10 and codes[10:] == [429, 429]
+        assert c.post("/pin", data={"pin": "4711"}).status_code == 429  # locked for a minute
+
+
+def test_loopback_server_refuses_foreign_host_names(client: TestClient) -> None:
+    r = client.get("/api/rules", headers={"Host": "attacker.example"})
+    assert r.status_code == 421
+    assert client.get("/api/rules", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+
+
+def test_serve_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    args = argparse.Namespace(host="127.0.0.1", port=8000, db=None, pin=None)
+    config, generated = settings(args)
+    assert config.pin is None and not generated
+    assert config.db_path == tmp_path / "xdg" / "escalero" / "ledger.sqlite3"
+    config, generated = settings(argparse.Namespace(host="0.0.0.0", port=8000, db=None,
+                                                    pin=None))
+    assert generated and config.pin and config.pin.isdigit() and len(config.pin) == 6
+    config, generated = settings(argparse.Namespace(host="0.0.0.0", port=8000,
+                                                    db=str(tmp_path / "x.db"), pin="1234"))
+    assert config.pin == "1234" and not generated and config.data_dir == tmp_path
+    assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("0.0.0.0")
