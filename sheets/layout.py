@@ -224,7 +224,7 @@ class Layout:
 
 def _sizes(paper: str) -> tuple[float, float]:
     """(marker black side, QR symbol side) for a paper: smaller on A5."""
-    return (8.0, 18.0) if paper == "a5" else (10.0, 20.0)
+    return (8.0, 18.0) if paper == "a5" else (10.0, 22.0)
 
 
 def _check(spec: LayoutSpec) -> Ruleset:

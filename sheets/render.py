@@ -185,9 +185,8 @@ def _draw_page_part(pen: Pen, layout: Layout, serial: str, lang: str) -> None:
     pen.c.setFillColor(BLACK)
     pen.bits(qr_modules(encode_code(layout.spec, serial)), layout.qr)
     pen.c.setFillColor(MUTED)
-    qr = layout.qr
-    pen.text(qr.x - 1.2, qr.bottom - 0.3, f"{texts.strings(lang)['serial']} {serial}", 6.5,
-             align="right")
+    title = layout.title  # serial under the subtitle: the QR keeps its white quiet zone
+    pen.text(title.x, title.y + 17.5, f"{texts.strings(lang)['serial']} {serial}", 7)
 
 
 def page_geometry(layout: Layout, two_up: bool = False,
