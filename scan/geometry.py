@@ -7,6 +7,7 @@ Stages below work only on this, so they can be tested with hand-made geometries.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,7 @@ class SheetGeometry:
     side_names: tuple[str, ...]
     side_members: tuple[tuple[str, ...], ...]
     serial: str | None = None
+    inset_mm: float = 0.5  # printed grid lines lie this far outside each writable box
 
     @property
     def ruleset(self) -> Ruleset:
@@ -86,46 +88,56 @@ def default_side_names(n_sides: int, pairs: bool) -> tuple[tuple[str, ...], ...]
     return tuple((f"Spieler {i + 1}",) for i in range(n_sides))
 
 
-def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return default
+def from_layout(layout: Any, serial: str | None = None) -> SheetGeometry:
+    """Flatten a `sheets.layout.Layout`."""
+    from sheets.layout import INSET_MM
+
+    spec = layout.spec
+    slots = [Slot(c.side, c.column, c.row, _box(c.box)) for c in layout.cells]
+    slots += [Slot(t.side, t.column, TOTAL_ROW, _box(t.box)) for t in layout.totals]
+    members = default_side_names(spec.sides, spec.pairs)
+    return SheetGeometry(
+        game=spec.game, variants=tuple(spec.variants), page_mm=(layout.width, layout.height),
+        markers=tuple(Marker(m.id, m.centre[0], m.centre[1], m.size) for m in layout.markers),
+        qr_box=_box(layout.qr), slots=tuple(slots),
+        side_names=tuple(" & ".join(m) for m in members), side_members=members,
+        serial=serial, inset_mm=INSET_MM,
+    )
+
+
+def geometry_for(spec: Any, serial: str | None = None) -> SheetGeometry:
+    """The geometry of the sheet printed for `spec` (a sheets.layout.LayoutSpec)."""
+    from sheets.layout import build_layout
+
+    return from_layout(build_layout(spec), serial)
+
+
+@dataclass(frozen=True)
+class PageFrame:
+    """Where the markers and the QR code sit on one kind of printed page."""
+
+    page_mm: tuple[float, float]
+    markers: tuple[Marker, ...]
+    qr_box: Box
+
+
+@functools.cache
+def page_frames() -> tuple[PageFrame, ...]:
+    """Every distinct (paper, orientation) frame the sheet printer makes.
+
+    Markers and QR code depend only on the paper and its orientation, so the QR code
+    can be looked for exactly where it must be before the layout is known.
+    """
+    from sheets.layout import all_specs, build_layout
+
+    frames: dict[tuple, PageFrame] = {}
+    for spec in all_specs():
+        layout = build_layout(spec)
+        markers = tuple(Marker(m.id, m.centre[0], m.centre[1], m.size) for m in layout.markers)
+        frame = PageFrame((layout.width, layout.height), markers, _box(layout.qr))
+        frames.setdefault((frame.page_mm, markers, frame.qr_box), frame)
+    return tuple(frames.values())
 
 
 def _box(value: Any) -> Box:
     return (float(value[0]), float(value[1]), float(value[2]), float(value[3]))
-
-
-def from_layout(layout: Any, spec: Any, serial: str | None = None) -> SheetGeometry:
-    """Flatten a `sheets.layout.Layout` built from `spec` (a LayoutSpec)."""
-    game = _get(spec, "game", default="escalero")
-    variants = tuple(_get(spec, "variants", "variant", default=()) or ())
-    pairs = bool(_get(spec, "pairs", default=False))
-    page = _get(layout, "page_mm", "page_size_mm", "page_size", "page")
-    page_mm = (float(page[0]), float(page[1]))
-    markers = tuple(
-        Marker(int(_get(m, "id", "marker_id")),
-               *(float(v) for v in _get(m, "centre_mm", "center_mm", "centre", "center")),
-               float(_get(m, "size_mm", "size")))
-        for m in _get(layout, "markers")
-    )
-    qr = _get(layout, "qr_box", "qr")
-    slots: list[Slot] = []
-    for c in _get(layout, "cells"):
-        slots.append(Slot(int(_get(c, "side")), int(_get(c, "column")), str(_get(c, "row")),
-                          _box(_get(c, "box", "box_mm"))))
-    for t in _get(layout, "totals", default=()) or ():
-        slots.append(Slot(int(_get(t, "side")), int(_get(t, "column")), TOTAL_ROW,
-                          _box(_get(t, "box", "box_mm"))))
-    n_sides = 1 + max(s.side for s in slots)
-    members = default_side_names(n_sides, pairs)
-    return SheetGeometry(
-        game=game, variants=variants, page_mm=page_mm, markers=markers,
-        qr_box=None if qr is None else _box(_get(qr, "box", "box_mm", default=qr)),
-        slots=tuple(slots),
-        side_names=tuple(" & ".join(m) for m in members), side_members=members,
-        serial=serial,
-    )

@@ -9,16 +9,19 @@ the markers (or the QR code) say which corner is which.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from scan.geometry import SheetGeometry
+from scan.geometry import PageFrame, SheetGeometry
 from scoring.errors import SheetNotFoundError
 
 FIDUCIAL_IDS = (0, 1, 2, 3)
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
+QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded
+QR_PAD_MM = 6.0  # margin around the expected QR box (quiet zone, bent paper)
 NO_SHEET = ("no score sheet found: hold the phone so all four corner marks "
             "are in the picture")
 
@@ -120,9 +123,50 @@ def _refine(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return np.where((moved < side / 8)[:, None], refined, corners).astype(np.float32)
 
 
-def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = ()) -> QrHit | None:
-    """Decode the sheet's QR code: whole small copy first, then the page region larger."""
+def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
+                  frames: Sequence[PageFrame]) -> QrHit | None:
+    """Decode the QR code where each known page frame puts it (a small local warp)."""
+    if len(markers) < 2:
+        return None
+    fits = []
+    for frame in frames:
+        src, dst = [], []
+        for hit in markers:
+            m = next((fm for fm in frame.markers if fm.id == hit.id), None)
+            if m is not None:
+                src.extend(m.corners())
+                dst.extend(hit.corners.tolist())
+        hom, err = _fit(np.array(src, np.float32), np.array(dst, np.float32))
+        marker_px = float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2])
+                                   for h in markers]))
+        if err < 0.1 * marker_px:
+            fits.append((err, hom, frame))
+    detector = cv2.QRCodeDetector()
+    for _err, hom, frame in sorted(fits, key=lambda f: f[0]):
+        x, y, w, h = frame.qr_box
+        pad = QR_PAD_MM
+        # photo px -> local crop px: the QR box plus a margin, at QR_PX_PER_MM, upright.
+        to_crop = np.array([[QR_PX_PER_MM, 0, -(x - pad) * QR_PX_PER_MM],
+                            [0, QR_PX_PER_MM, -(y - pad) * QR_PX_PER_MM],
+                            [0, 0, 1]]) @ np.linalg.inv(hom)
+        size = (round((w + 2 * pad) * QR_PX_PER_MM), round((h + 2 * pad) * QR_PX_PER_MM))
+        crop = cv2.warpPerspective(image, to_crop, size, flags=cv2.INTER_AREA,
+                                   borderValue=255)
+        text, points, _ = detector.detectAndDecode(crop)
+        if text and points is not None:
+            back = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float32)[:4],
+                                            np.linalg.inv(to_crop))
+            return QrHit(text, back.reshape(4, 2).astype(np.float32))
+    return None
+
+
+def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
+            frames: Sequence[PageFrame] = ()) -> QrHit | None:
+    """Decode the sheet's QR code: where the page frames put it, else search the photo."""
     gray = _gray(image)
+    hit = _qr_in_frames(gray, markers, frames)
+    if hit is not None:
+        return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
     small, scale = _shrink(gray, DETECT_LONG_SIDE)
     attempts.append((small, scale, (0, 0)))

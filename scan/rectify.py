@@ -124,13 +124,23 @@ def line_strength(page: np.ndarray) -> np.ndarray:
 
 
 def _peak(profile: np.ndarray, along: int) -> float | None:
-    """Sub-pixel index of the line in a perpendicular profile, or None if there is none."""
-    i = int(np.argmax(profile))
-    peak = profile[i]
+    """Sub-pixel index of the grid line in a perpendicular profile, or None.
+
+    The window may hold two lines (a neighbouring side's column, the Summe row): of
+    the strong peaks, the one nearest the window's centre (the expected line) wins.
+    """
     base = float(np.median(profile))
+    lift = profile - base
+    top = float(lift.max())
     # The line must stand out along most of the edge: mean strength per pixel.
-    if (peak - base) / max(along, 1) < 6.0:
+    if top / max(along, 1) < 6.0:
         return None
+    centre = (len(profile) - 1) / 2
+    candidates = [i for i in range(len(profile))
+                  if lift[i] >= 0.5 * top
+                  and (i == 0 or lift[i] >= lift[i - 1])
+                  and (i == len(profile) - 1 or lift[i] > lift[i + 1])]
+    i = min(candidates, key=lambda k: abs(k - centre))
     if 0 < i < len(profile) - 1:
         a, b, c = profile[i - 1], profile[i], profile[i + 1]
         den = a - 2 * b + c
@@ -141,10 +151,10 @@ def _peak(profile: np.ndarray, along: int) -> float | None:
 
 def _edge_offset(strength: np.ndarray, pos_mm: float, lo_mm: float, hi_mm: float,
                  vertical: bool) -> float | None:
-    """Offset (mm) of the grid line nearest `pos_mm` from it, along [lo, hi] of the edge."""
+    """Offset (mm) from `pos_mm` of the grid line nearest it, along [lo, hi] of the edge."""
     s = SEARCH_MM * PX_PER_MM
     p = pos_mm * PX_PER_MM
-    a0, a1 = int(p - s), int(p + s) + 1
+    a0, a1 = int(round(p - s)), int(round(p + s)) + 1
     span = hi_mm - lo_mm
     b0 = int((lo_mm + 0.15 * span) * PX_PER_MM)
     b1 = int((hi_mm - 0.15 * span) * PX_PER_MM)
@@ -167,11 +177,12 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]
     raw: list[list[float | None]] = []
     for slot in geom.slots:
         x, y, w, h = slot.box
+        d = geom.inset_mm  # expected line positions, relative to the box edges
         raw.append([
-            _edge_offset(strength, x, y, y + h, vertical=True),
-            _edge_offset(strength, x + w, y, y + h, vertical=True),
-            _edge_offset(strength, y, x, x + w, vertical=False),
-            _edge_offset(strength, y + h, x, x + w, vertical=False),
+            _edge_offset(strength, x - d, y, y + h, vertical=True),
+            _edge_offset(strength, x + w + d, y, y + h, vertical=True),
+            _edge_offset(strength, y - d, x, x + w, vertical=False),
+            _edge_offset(strength, y + h + d, x, x + w, vertical=False),
         ])
     found = sum(v is not None for edges in raw for v in edges)
     if found < MIN_LINES_FOUND * 4 * len(raw):

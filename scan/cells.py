@@ -1,0 +1,196 @@
+"""Stage 4: cut every cell from the flat sheet, read it, check it against the written totals.
+
+The recognizer alone decides what is certain. The written totals only re-rank an
+uncertain cell's candidates (and raise its confidence), or take certainty *away*
+from a cell whose reading disagrees with them; they never make a cell certain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from scan.geometry import SheetGeometry
+from scan.rectify import PX_PER_MM, SnappedSlot
+
+CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
+# How often a written total is the true sum when it is read right (players add up
+# well, but not always); the rest of its mass spreads over many wrong numbers.
+TOTAL_RIGHT = 0.9
+WRONG_TOTAL_SHARE = 0.05
+
+CellValue = int | str | None  # sheet JSON form: int, "x" (struck), None (empty)
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One slot's reading in sheet terms."""
+
+    side: int
+    column: int
+    row: str  # row id, or "total"
+    value: CellValue
+    confidence: float
+    alternatives: tuple[tuple[CellValue, float], ...]  # other readings, most likely first
+    certain: bool
+    box_mm: tuple[float, float, float, float]
+    note: str = ""  # why the totals check changed it, for the overlay and review
+
+    @property
+    def points(self) -> int:
+        return self.value if isinstance(self.value, int) else 0
+
+
+def cut_crops(page: np.ndarray, snapped: Sequence[SnappedSlot], geom: SheetGeometry
+              ) -> list[Any]:
+    """One CellCrop per slot, per the cell-reading contract (box + 1.5 mm, 10 px/mm, BGR)."""
+    from scan.recognize import CellCrop
+
+    rules = geom.ruleset
+    crops = []
+    h, w = page.shape[:2]
+    m = CELL_MARGIN_MM * PX_PER_MM
+    for s in snapped:
+        x, y, bw, bh = (v * PX_PER_MM for v in s.box)
+        x0, y0 = round(x - m), round(y - m)
+        x1, y1 = round(x + bw + m), round(y + bh + m)
+        crop = page[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
+        if crop.shape[:2] != (y1 - y0, x1 - x0):  # off the page: pad with paper white
+            full = np.full((y1 - y0, x1 - x0, 3), 255, np.uint8)
+            full[max(0, -y0):max(0, -y0) + crop.shape[0],
+                 max(0, -x0):max(0, -x0) + crop.shape[1]] = crop
+            crop = full
+        allowed = None if s.slot.is_total else tuple(rules.row(s.slot.row).allowed)
+        box_px = (round(x) - x0, round(y) - y0, round(bw), round(bh))
+        crops.append(CellCrop(np.ascontiguousarray(crop), allowed, box_px))
+    return crops
+
+
+def _as_value(kind: str, value: Any) -> CellValue:
+    if kind == "empty":
+        return None
+    if kind == "struck":
+        return "x"
+    v = int(value)
+    return "x" if v == 0 else v  # a written 0 is a strike (RULES.md)
+
+
+def _alternative(alt: Any) -> tuple[CellValue, float]:
+    """Alternatives come as readings, (value, p) pairs or bare values; normalise them."""
+    if hasattr(alt, "kind"):
+        return _as_value(alt.kind, alt.value), float(getattr(alt, "confidence", 0.0) or 0.0)
+    if isinstance(alt, tuple | list) and len(alt) == 2 and isinstance(alt[1], float):
+        value = alt[0]
+    else:
+        value, alt = alt, (alt, 0.0)
+    if value in ("empty", None):
+        return None, float(alt[1])
+    if value in ("struck", "x"):
+        return "x", float(alt[1])
+    return _as_value("value", value), float(alt[1])
+
+
+def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[CellResult]:
+    out = []
+    for s, r in zip(snapped, readings, strict=True):
+        value = _as_value(r.kind, r.value)
+        alts = []
+        for a in r.alternatives or ():
+            av = _alternative(a)
+            if av[0] != value and all(av[0] != b[0] for b in alts):
+                alts.append(av)
+        out.append(CellResult(s.slot.side, s.slot.column, s.slot.row, value,
+                              float(r.confidence), tuple(alts), bool(r.certain), s.box))
+    return out
+
+
+def _candidates(c: CellResult) -> list[tuple[CellValue, float]]:
+    return [(c.value, c.confidence), *c.alternatives]
+
+
+def _points(v: CellValue) -> int:
+    return v if isinstance(v, int) else 0
+
+
+def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
+    """Use each column's written total as a second opinion on its cells (see module doc)."""
+    out = list(results)
+    index = {(c.side, c.column, c.row): i for i, c in enumerate(out)}
+    columns = sorted({(c.side, c.column) for c in out})
+    for side, col in columns:
+        ti = index.get((side, col, "total"))
+        if ti is None:
+            continue
+        total = out[ti]
+        cells = [i for i, c in enumerate(out)
+                 if (c.side, c.column) == (side, col) and c.row != "total"]
+        unsure = [i for i in cells if not out[i].certain]
+        known = sum(out[i].points for i in cells if out[i].certain)
+        written = [(v, p) for v, p in _candidates(total) if isinstance(v, int)]
+        if not written:
+            continue
+        if len(unsure) == 1:
+            out[unsure[0]] = _rerank_by_total(out[unsure[0]], known, total)
+        elif not unsure and total.certain and isinstance(total.value, int):
+            if known != total.value:
+                out = _flag_disagreement(out, cells, ti, known, total.value)
+        elif not unsure and not total.certain:
+            # All entries certain: the total's own reading can be re-ranked by the sum.
+            match = [(v, p) for v, p in written if v == known]
+            if match and total.value != known:
+                alts = tuple(a for a in _candidates(total) if a[0] != known)
+                out[ti] = replace(total, value=known, confidence=max(match[0][1], 0.5),
+                                  alternatives=alts, note="= Summe der Einträge")
+    return out
+
+
+def _rerank_by_total(cell: CellResult, known: int, total: CellResult) -> CellResult:
+    """Bayes: P(cell = v | written total) with the total read right w.p. its confidence."""
+    t_cands = [(v, p) for v, p in _candidates(total) if isinstance(v, int)]
+    cands = _candidates(cell)
+    rest = max(0.0, 1.0 - sum(p for _, p in cands))
+    posts = []
+    for v, p in cands:
+        agree = sum(tp for tv, tp in t_cands if tv == known + _points(v))
+        like = TOTAL_RIGHT * agree + WRONG_TOTAL_SHARE * (1.0 - TOTAL_RIGHT * agree)
+        posts.append((v, p * like))
+    norm = sum(q for _, q in posts) + rest * WRONG_TOTAL_SHARE
+    if norm <= 0:
+        return cell
+    posts = sorted(((v, q / norm) for v, q in posts), key=lambda a: -a[1])
+    best_v, best_p = posts[0]
+    note = ""
+    if best_v != cell.value:
+        note = f"nach Summe: {_fmt(best_v)} statt {_fmt(cell.value)}"
+    elif best_p > cell.confidence + 0.05:
+        note = "durch Summe gestützt"
+    # Still not certain: only the recognizer may say that (module doc).
+    return replace(cell, value=best_v, confidence=best_p, alternatives=tuple(posts[1:]),
+                   note=note)
+
+
+def _flag_disagreement(out: list[CellResult], cells: list[int], ti: int, known: int,
+                       written: int) -> list[CellResult]:
+    """All certain, yet the sum is not the written total: find the one cell that explains it."""
+    explains = []
+    for i in cells:
+        c = out[i]
+        for v, _p in c.alternatives:
+            if known - c.points + _points(v) == written:
+                explains.append((i, v))
+    out = list(out)
+    cell_ids = {i for i, _ in explains}
+    if len(cell_ids) == 1:
+        i = next(iter(cell_ids))
+        out[i] = replace(out[i], certain=False,
+                         note=f"Summe {written} passt zu {_fmt(explains[0][1])}")
+    out[ti] = replace(out[ti], certain=False,
+                      note=f"Summe {written} ≠ {known} (Summe der Einträge)")
+    return out
+
+
+def _fmt(v: CellValue) -> str:
+    return "leer" if v is None else ("gestrichen" if v == "x" else str(v))

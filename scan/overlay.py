@@ -1,0 +1,93 @@
+"""Debug pictures: what each stage saw, drawn over the photo and over the flat sheet."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from scan.cells import CellResult
+from scan.geometry import SheetGeometry
+from scan.rectify import PX_PER_MM
+
+if TYPE_CHECKING:
+    from scan.pipeline import ScanResult
+
+GREEN, ORANGE, RED, BLUE, MAGENTA = (40, 160, 40), (0, 140, 255), (0, 0, 230), (200, 90, 0), \
+    (200, 0, 200)
+
+
+def _label(value: object) -> str:
+    return "-" if value is None else ("x" if value == "x" else str(value))
+
+
+def colour_for(c: CellResult) -> tuple[int, int, int]:
+    if c.certain:
+        return GREEN
+    return ORANGE if c.confidence >= 0.5 else RED
+
+
+def draw_sheet(page: np.ndarray, geom: SheetGeometry, cells: Sequence[CellResult]
+               ) -> np.ndarray:
+    """The flat sheet with each cell's box and reading (green certain, orange/red flagged)."""
+    out = page.copy()
+    s = PX_PER_MM
+    for m in geom.markers:
+        p0 = (round((m.cx - m.size / 2) * s), round((m.cy - m.size / 2) * s))
+        p1 = (round((m.cx + m.size / 2) * s), round((m.cy + m.size / 2) * s))
+        cv2.rectangle(out, p0, p1, BLUE, 2)
+        cv2.putText(out, str(m.id), (p1[0] + 4, p1[1]), cv2.FONT_HERSHEY_SIMPLEX, 1.0, BLUE, 2)
+    if geom.qr_box is not None:
+        x, y, w, h = geom.qr_box
+        cv2.rectangle(out, (round(x * s), round(y * s)), (round((x + w) * s), round((y + h) * s)),
+                      BLUE, 2)
+    for c in cells:
+        x, y, w, h = c.box_mm
+        colour = colour_for(c)
+        p0, p1 = (round(x * s), round(y * s)), (round((x + w) * s), round((y + h) * s))
+        cv2.rectangle(out, p0, p1, colour, 2 if c.certain else 3)
+        text = _label(c.value) + ("" if c.certain else "?")
+        cv2.putText(out, text, (p0[0] + 3, p0[1] + 22), cv2.FONT_HERSHEY_SIMPLEX, 0.7,
+                    colour, 2, cv2.LINE_AA)
+        cv2.putText(out, f"{c.confidence:.2f}", (p0[0] + 3, p1[1] - 4),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
+    return out
+
+
+def draw_photo(image: np.ndarray, result: ScanResult, long_side: int = 1600) -> np.ndarray:
+    """The photo (shrunk) with markers found, QR code, page outline and projected grid."""
+    scale = min(1.0, long_side / max(image.shape[:2]))
+    out = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    pl = result.placement
+    for hit in pl.markers:
+        pts = (hit.corners * scale).astype(np.int32)
+        cv2.polylines(out, [pts], True, BLUE, 2)
+        cv2.putText(out, f"id {hit.id}", tuple(pts[0] + [0, -6]), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.6, BLUE, 2)
+    if result.qr is not None:
+        cv2.polylines(out, [(result.qr.corners * scale).astype(np.int32)], True, MAGENTA, 2)
+    if pl.outline is not None:
+        cv2.polylines(out, [(pl.outline * scale).astype(np.int32)], True, ORANGE, 2)
+    geom = result.geometry
+    pw, ph = geom.page_mm
+    page = np.float32([[[0, 0]], [[pw, 0]], [[pw, ph]], [[0, ph]]])
+    hom = pl.homography
+    cv2.polylines(out, [(cv2.perspectiveTransform(page, hom) * scale).astype(np.int32)], True,
+                  GREEN, 2)
+    for c in result.cells:
+        x, y, w, h = c.box_mm
+        quad = np.float32([[[x, y]], [[x + w, y]], [[x + w, y + h]], [[x, y + h]]])
+        pts = (cv2.perspectiveTransform(quad, hom) * scale).astype(np.int32)
+        cv2.polylines(out, [pts], True, colour_for(c), 1)
+    return out
+
+
+def write_debug(directory: Path, image: np.ndarray, result: ScanResult) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(directory / "photo_overlay.png"), draw_photo(image, result))
+    cv2.imwrite(str(directory / "sheet_overlay.png"), result.overlay())
+    cv2.imwrite(str(directory / "rectified.jpg"), result.rectified,
+                [cv2.IMWRITE_JPEG_QUALITY, 90])

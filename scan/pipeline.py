@@ -1,0 +1,221 @@
+"""Photo -> sheet JSON + review + payout: the stages in order, timed.
+
+    load -> locate (markers, QR, outline) -> layout -> rectify (+ refuse) -> snap grid
+         -> cut + read cells -> totals check -> sheet JSON -> validate + settle
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scan import cells as cells_mod
+from scan import locate
+from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
+from scan.load import load_photo
+from scan.rectify import Rectified, SnappedSlot, rectify, snap_slots
+from scoring.errors import EscaleroError, SheetNotFoundError
+from scoring.model import Sheet
+from scoring.report import settle_report
+
+NO_LAYOUT = ("sheet found, but its QR code cannot be read: name the layout with "
+             "--game and --players (and --pairs, --variant, --paper if used)")
+
+
+class ScanOptionError(EscaleroError):
+    """Options that do not fit the sheet (e.g. --names with the wrong count)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    recognizer: str = "default"
+    layout: Any = None  # sheets.layout.LayoutSpec: used when the QR code cannot be read
+    debug_dir: str | Path | None = None
+    names: tuple[str, ...] = ()  # players in sheet order (pairs: two per side)
+    stake: str | None = None
+    currency: str = "EUR"
+    lang: str = "de"
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    sheet: Sheet
+    sheet_json: dict[str, Any]
+    review: tuple[dict[str, Any], ...]
+    report: dict[str, Any]  # settle_report(sheet): validation, settlement (money)
+    cells: tuple[cells_mod.CellResult, ...]
+    geometry: SheetGeometry
+    rectified: np.ndarray  # the flat page, BGR, 10 px/mm
+    placement: locate.Placement
+    qr: locate.QrHit | None
+    layout_source: str  # "qr" or "options"
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    photo_px_per_mm: float = 0.0
+    blur_mm: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.sheet_json, "review": list(self.review), **self.report}
+
+    def overlay(self) -> np.ndarray:
+        """The flat sheet with every reading drawn in (green certain, orange/red flagged)."""
+        from scan.overlay import draw_sheet
+
+        return draw_sheet(self.rectified, self.geometry, self.cells)
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.times: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.times[name] = round(time.perf_counter() - t0, 4)
+
+
+@functools.lru_cache(maxsize=4)
+def _recognizer(name: str) -> Any:
+    from scan.recognize import get_recognizer
+
+    return get_recognizer(name)
+
+
+def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
+                     ) -> tuple[SheetGeometry, str]:
+    """The layout from the QR code, else from the user's hint, else refuse."""
+    from sheets.layout import decode_code
+
+    if qr is not None:
+        try:
+            spec, serial = decode_code(qr.text)
+            return geometry_for(spec, serial), "qr"
+        except SheetNotFoundError:
+            if hint is None:
+                raise
+    if hint is not None:
+        return geometry_for(hint), "options"
+    if not found_something:
+        raise SheetNotFoundError(locate.NO_SHEET)
+    raise SheetNotFoundError(NO_LAYOUT)
+
+
+def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
+               recognizer: Any = None) -> ScanResult:
+    """Read every entry of the sheet in the photo; see the module doc for the stages."""
+    timer = _Timer()
+    with timer.stage("load"):
+        image = load_photo(source)
+    result = scan_image(image, options, recognizer, timer)
+    if options.debug_dir is not None:
+        from scan.overlay import write_debug
+
+        write_debug(Path(options.debug_dir), image, result)
+    return result
+
+
+def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recognizer: Any = None,
+               timer: _Timer | None = None) -> ScanResult:
+    """scan_photo on an already decoded BGR image."""
+    timer = timer or _Timer()
+    with timer.stage("markers"):
+        markers = locate.find_markers(image)
+    with timer.stage("qr"):
+        qr = locate.read_qr(image, markers, page_frames())
+    outline = None
+    if len(markers) < 3:
+        with timer.stage("outline"):
+            outline = locate.find_outline(image)
+    geom, source = resolve_geometry(qr, options.layout,
+                                    bool(markers) or outline is not None or qr is not None)
+    geom = _with_names(geom, options.names)
+    with timer.stage("place"):
+        placement = locate.place_sheet(geom, markers, qr, outline)
+    with timer.stage("rectify"):
+        rect: Rectified = rectify(image, placement.homography, geom)
+    with timer.stage("grid"):
+        snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom)
+    with timer.stage("crop"):
+        crops = cells_mod.cut_crops(rect.image, snapped, geom)
+    with timer.stage("read"):
+        reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
+        readings = reader.read(crops)
+    with timer.stage("assemble"):
+        results = cells_mod.check_totals(cells_mod.to_results(snapped, readings))
+        sheet_json = build_sheet_json(geom, results)
+        sheet = Sheet.from_json(sheet_json)
+        report = settle_report(sheet, options.stake, options.currency, options.lang)
+        review = tuple(review_items(results))
+    timer.times["total"] = round(sum(timer.times.values()), 4)
+    return ScanResult(sheet=sheet, sheet_json=sheet_json, review=review, report=report,
+                      cells=tuple(results), geometry=geom, rectified=rect.image,
+                      placement=placement, qr=qr, layout_source=source,
+                      timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
+                      blur_mm=rect.blur_mm)
+
+
+def _with_names(geom: SheetGeometry, names: tuple[str, ...]) -> SheetGeometry:
+    if not names:
+        return geom
+    from dataclasses import replace
+
+    per_side = len(geom.side_members[0])
+    if len(names) == geom.n_sides * per_side:
+        members = tuple(tuple(names[i * per_side:(i + 1) * per_side])
+                        for i in range(geom.n_sides))
+    elif per_side == 2 and len(names) == geom.n_sides:  # pairs named as sides
+        members = tuple((n,) for n in names)
+    else:
+        raise ScanOptionError(
+            f"--names gives {len(names)} name(s) but the sheet has {geom.n_sides} sides"
+            + (f" ({geom.n_sides * per_side} players)" if per_side > 1 else "")
+            + "; give one name per player, separated by commas"
+        )
+    return replace(geom, side_members=members,
+                   side_names=tuple(" & ".join(m) for m in members))
+
+
+def build_sheet_json(geom: SheetGeometry, results: list[cells_mod.CellResult]
+                     ) -> dict[str, Any]:
+    rules = geom.ruleset
+    sides = []
+    for s in range(geom.n_sides):
+        columns: list[dict[str, Any]] = [{} for _ in range(rules.columns)]
+        totals: list[int | None] = [None] * rules.columns
+        for c in results:
+            if c.side != s:
+                continue
+            if c.row == TOTAL_ROW:
+                totals[c.column] = c.value if isinstance(c.value, int) else None
+            elif c.value is not None:
+                columns[c.column][c.row] = c.value
+        ordered = [{r: col[r] for r in rules.row_ids if r in col} for col in columns]
+        sides.append({"name": geom.side_names[s], "members": list(geom.side_members[s]),
+                      "columns": ordered, "written_totals": totals})
+    out: dict[str, Any] = {"game": geom.game, "variant": list(geom.variants)}
+    if geom.serial:
+        out["serial"] = geom.serial
+    out["sides"] = sides
+    return out
+
+
+def review_items(results: list[cells_mod.CellResult]) -> list[dict[str, Any]]:
+    """Every reading that is not certain, for a person to confirm."""
+    return [
+        {"side": c.side, "column": c.column, "row": c.row, "read": c.value,
+         "alternatives": [v for v, _ in c.alternatives],
+         "confidence": round(c.confidence, 4),
+         **({"note": c.note} if c.note else {})}
+        for c in results if not c.certain
+    ]
