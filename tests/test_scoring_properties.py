@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from itertools import permutations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scoring.model import Sheet
 from scoring.money import fewest_transfers, player_amounts, side_amounts
+from scoring.report import settle_report
 from scoring.rulesets import get_ruleset
 from scoring.settle import escalero_points, generala_points
 
@@ -108,3 +111,57 @@ def test_money_per_player_sums_to_zero(game: tuple, stake: int, data: st.DataObj
         for names, amount in zip(members, amounts, strict=True):
             if len(names) == 2:
                 assert all(players[n] == amount for n in names)
+
+
+# --- whole sheets through settle_report ------------------------------------------------------
+
+SHEET_RULES = [get_ruleset("escalero", v) for v in ((), ("strasse-25", "doppel-grande"),
+                                                    ("one-column",))] + [get_ruleset("generala")]
+
+
+@st.composite
+def sheets(draw: st.DrawFn) -> dict:
+    rules = draw(st.sampled_from(SHEET_RULES))
+    n = draw(st.integers(min_value=1, max_value=rules.max_sides))
+    cell = {r.id: st.one_of(st.sampled_from(r.allowed), st.just("x"), st.none(),
+                            st.integers(0, 200)) for r in rules.rows}
+    sides = []
+    for s in range(n):
+        columns = [draw(st.fixed_dictionaries({}, optional=cell)) for _ in range(rules.columns)]
+        sides.append({"name": f"S{s}", "members": [f"S{s}a", f"S{s}b"][: draw(st.integers(1, 2))],
+                      "columns": columns})
+    return {"game": rules.game, "variant": list(rules.variants), "sides": sides}
+
+
+@settings(max_examples=120, deadline=None)
+@given(sheets(), st.randoms(use_true_random=False))
+def test_sheet_reports(obj: dict, rnd) -> None:
+    sheet = Sheet.from_json(obj)
+    assert Sheet.from_json(sheet.to_json()) == sheet
+    report = settle_report(sheet, "0.30")
+    st_ = report["settlement"]
+    assert sum(st_["points"]) == 0
+    money = report["money"]
+    cents = {n: round(Decimal(a) * 100) for n, a in money["players"].items()}
+    assert sum(cents.values()) == 0
+    for t in money["transfers"]:
+        cents[t["from"]] += round(Decimal(t["amount"]) * 100)
+        cents[t["to"]] -= round(Decimal(t["amount"]) * 100)
+    assert set(cents.values()) <= {0}
+    # Every invalid written value is reported at its cell, and counts as written.
+    rules = sheet.ruleset
+    invalid = {(s, c, r.id) for s, side in enumerate(sheet.sides)
+               for c, col in enumerate(side.columns) for r in rules.rows
+               if isinstance(col.get(r.id), int) and not r.allows(col[r.id])}
+    reported = {(p["side"], p["column"], p["row"]) for p in report["validation"]
+                if p["kind"] == "invalid_value"}
+    assert reported == invalid
+    assert st_["totals"] == [
+        [sum(v for v in col.values() if isinstance(v, int)) for col in side.columns]
+        for side in sheet.sides]
+    # Permuting the sides permutes totals and points.
+    order = list(range(len(obj["sides"])))
+    rnd.shuffle(order)
+    permuted = settle_report(Sheet.from_json({**obj, "sides": [obj["sides"][i] for i in order]}))
+    assert permuted["settlement"]["points"] == [st_["points"][i] for i in order]
+    assert permuted["settlement"]["totals"] == [st_["totals"][i] for i in order]
