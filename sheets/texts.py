@@ -19,6 +19,7 @@ _STRINGS = {
         "sheet": "Spieltabelle", "name": "Name", "names": "Namen (Paar)", "column": "Spalte",
         "total": "Summe", "serial": "Nr.", "served": "serv.",
         "pairs": "Paare", "points": "Punkte", "point": "Punkt", "all": "alle drei",
+        "winner": "Sieger",
         "columns": "Spalten", "from_each": "von jedem Gegner",
         "served_long": "serv. = serviert (alle fünf in einem Wurf)",
         "struck": "gestrichen: Strich oder 0",
@@ -30,6 +31,7 @@ _STRINGS = {
         "sheet": "Score sheet", "name": "Name", "names": "Names (pair)", "column": "Column",
         "total": "Total", "serial": "No.", "served": "served",
         "pairs": "pairs", "points": "points", "point": "point", "all": "all three",
+        "winner": "Winner",
         "columns": "Columns", "from_each": "from each opponent",
         "served_long": "served = all five in one roll",
         "struck": "struck: a dash or 0",
@@ -41,6 +43,7 @@ _STRINGS = {
         "sheet": "Planilla", "name": "Nombre", "names": "Nombres (pareja)", "column": "Columna",
         "total": "Total", "serial": "N.º", "served": "serv.",
         "pairs": "parejas", "points": "puntos", "point": "punto", "all": "las tres",
+        "winner": "Ganador",
         "columns": "Columnas", "from_each": "de cada rival",
         "served_long": "serv. = servida (los cinco en una tirada)",
         "struck": "tachada: raya o 0",
@@ -119,7 +122,7 @@ def legend(rules: Ruleset, lang: str) -> list[str]:
             lines.append(f"{line} ({t['from_each']})")
         else:
             unit = t["point"] if weights[0] == 1 else t["points"]
-            lines.append(f"{weights[0]} {unit} {t['from_each']}")
+            lines.append(f"{t['winner']}: {weights[0]} {unit} {t['from_each']}")
     else:
         lines.append(t["highest"])
     bonuses: dict[int, list[str]] = {}
@@ -127,7 +130,8 @@ def legend(rules: Ruleset, lang: str) -> list[str]:
         if row.served and row.unserved:
             bonuses.setdefault(max(row.served) - max(row.unserved), []).append(
                 row.labels.get(lang))
-    if len(bonuses) == 1:  # the same bonus everywhere (Generala): just "+5"
+    combos = sum(1 for row in rules.rows if not row.is_counting_row)
+    if len(bonuses) == 1 and len(next(iter(bonuses.values()))) == combos:  # Generala: "+5"
         bonus = f"+{next(iter(bonuses))}"
     else:
         bonus = ", ".join(f"{'/'.join(names)} +{b}" for b, names in bonuses.items())

@@ -1,0 +1,47 @@
+"""Printed words: taken from the ruleset, in every language."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.errors import UnknownRulesError
+from scoring.rulesets import LANGUAGES, get_ruleset
+from sheets import texts
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_row_has_a_label_with_its_values(lang):
+    for game, variants in [("escalero", ()), ("escalero", ("doppel-grande", "strasse-25")),
+                           ("generala", ())]:
+        rules = get_ruleset(game, variants)
+        for row in rules.rows:
+            name, detail, face = texts.row_label(rules, row.id, lang)
+            assert name == row.labels.get(lang)
+            printed = detail + face
+            for value in (row.face_value,) if row.is_counting_row else row.allowed:
+                if game == "escalero" or not row.is_counting_row:
+                    assert str(value) in printed, (row.id, printed)
+        assert texts.row_label(rules, "total", lang)[0] == texts.strings(lang)["total"]
+
+
+def test_escalero_labels_piatnik_style():
+    rules = get_ruleset("escalero", ("strasse-25",))
+    assert texts.row_label(rules, "nines", "de") == ("Neuner", "", "9 | 1")
+    assert texts.row_label(rules, "straight", "de") == ("Straße", "25 / 30 serv.", "")
+
+
+def test_legend_follows_the_ruleset():
+    assert "I = 1, II = 2, III = 4 Punkte, alle drei = 9" in texts.legend(
+        get_ruleset("escalero"), "de")[0]
+    assert "III = 3 points, all three = 8" in texts.legend(
+        get_ruleset("escalero", ("weights-123",)), "en")[0]
+    assert "Grande +30" in texts.legend(get_ruleset("escalero"), "de")[1]
+    dg = texts.legend(get_ruleset("escalero", ("doppel-grande",)), "de")[1]
+    assert "Poker +5" in dg and "Grande" not in dg
+    gen = texts.legend(get_ruleset("generala"), "es")
+    assert gen[1].endswith("+5") and "Doble Generala" in gen[2]
+
+
+def test_unknown_language():
+    with pytest.raises(UnknownRulesError, match="choose one of"):
+        texts.strings("fr")
