@@ -1,0 +1,145 @@
+"""Synthetic cell crops as the scanner cuts them from a phone photo, with their truth.
+
+A crop follows the cell reading contract (docs/ARCHITECTURE.md): the writable box grown by
+1.5 mm each side at 10 px/mm, BGR. Around the handwriting it imitates a photo: light-red
+grid lines near the border, sometimes a neighbour's ink, uneven light and colour cast, a
+camera of lower resolution (resampled back up), blur, noise, JPEG and a rectification that
+is a few pixels off. Used to train and to measure the digit model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from samples.handwriting import Writer, render_entry
+from scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
+
+MARGIN_PX = 15  # CELL_MARGIN_MM (1.5 mm) at CELL_PX_PER_MM (10 px/mm)
+Entry = int | str | None
+
+
+@dataclass(frozen=True)
+class CellSample:
+    image: np.ndarray  # BGR uint8 crop
+    entry: Entry  # the truth: None (empty), "x" (struck) or the number written
+    allowed: tuple[int, ...] | None  # the row's values; None for a written total
+
+
+@lru_cache(maxsize=1)
+def row_value_sets() -> tuple[tuple[int, ...], ...]:
+    """Allowed values of every row of every game and variant (from scoring.rulesets)."""
+    sets = {r.allowed for r in get_ruleset("generala").rows}
+    for v in ((),) + tuple((v,) for v in ESCALERO_VARIANTS):
+        sets |= {r.allowed for r in get_ruleset("escalero", v).rows}
+    return tuple(sorted(sets))
+
+
+def random_entry(rng: np.random.Generator) -> tuple[Entry, tuple[int, ...] | None]:
+    """A plausible cell: (entry, allowed values of its row)."""
+    u = rng.random()
+    if u < 0.2:  # a written total: any number
+        return int(rng.integers(0, 300 if rng.random() < 0.7 else 1000)), None
+    allowed = row_value_sets()[int(rng.integers(len(row_value_sets())))]
+    if u < 0.33:
+        return None, allowed
+    if u < 0.48:
+        return "x", allowed
+    if u < 0.52:  # an invalid value (7 in the nines): must not be read as certain
+        return int(rng.integers(1, 100)), allowed
+    return int(rng.choice(allowed)), allowed
+
+
+def training_entry(rng: np.random.Generator) -> Entry:
+    """Entries for training: row values, struck, empty and uniform 1-3 digit numbers."""
+    u = rng.random()
+    if u < 0.13:
+        return None
+    if u < 0.28:
+        return "x"
+    if u < 0.55:
+        sets = row_value_sets()
+        return int(rng.choice(sets[int(rng.integers(len(sets)))]))
+    n = int(rng.integers(1, 4))
+    return int(rng.integers(10 ** (n - 1) if n > 1 else 1, 10**n))
+
+
+def _paper(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    colour = np.clip(rng.uniform(205, 250) + rng.normal(0, 6, 3), 0, 255).astype(np.uint8)
+    return np.broadcast_to(colour, shape + (3,)).copy()
+
+
+def _grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
+    """Light-red lines just outside the writable box (the dropout colour)."""
+    x, y, w, h = box
+    colour = (int(rng.uniform(140, 215)), int(rng.uniform(140, 215)), int(rng.uniform(225, 256)))
+    for side in range(4):
+        off = int(round(rng.uniform(-2, 8)))  # line position relative to the box edge
+        t = int(rng.integers(1, 4))
+        if side == 0:
+            p, q = (x - off, 0), (x - off, page.shape[0])
+        elif side == 1:
+            p, q = (x + w + off, 0), (x + w + off, page.shape[0])
+        elif side == 2:
+            p, q = (0, y - off), (page.shape[1], y - off)
+        else:
+            p, q = (0, y + h + off), (page.shape[1], y + h + off)
+        cv2.line(page, p, q, colour, t, cv2.LINE_AA)
+
+
+def _light(page: np.ndarray, rng: np.random.Generator, harsh: bool) -> np.ndarray:
+    h, w = page.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, 2 * np.pi)
+    ramp = (np.cos(ang) * xx / w + np.sin(ang) * yy / h)
+    depth = rng.uniform(0, 0.55 if harsh else 0.3)
+    gain = 1.0 - depth * (ramp - ramp.min()) / (np.ptp(ramp) + 1e-6)
+    cast = rng.uniform(0.82, 1.05, 3) if harsh else rng.uniform(0.9, 1.03, 3)
+    out = page.astype(np.float32) * gain[:, :, None] * cast[None, None, :]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
+               harsh: bool = False, box_size: tuple[int, int] | None = None,
+               allowed: tuple[int, ...] | None = None) -> CellSample:
+    """Render `entry` the way `writer` would and photograph it (mild or harsh conditions)."""
+    bw, bh = box_size or (int(rng.integers(120, 161)), int(rng.integers(78, 101)))
+    pad = MARGIN_PX + 40
+    page = _paper(rng, (bh + 2 * pad, bw + 2 * pad))
+    box = (pad, pad, bw, bh)
+    _grid(page, box, rng)
+    if rng.random() < 0.15:  # a neighbour's entry, whose ink may reach into the margin
+        dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 20), (0, -bh - 20)][int(rng.integers(4))]
+        render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 100)), writer, rng)
+    if entry is not None:
+        render_entry(page, box, entry, writer, rng)
+    # The camera: fewer pixels per mm than the crop, uneven light, blur, noise, JPEG.
+    scale = rng.uniform(1.0, 3.6 if harsh else 2.4)
+    small = cv2.resize(page, None, fx=1 / scale, fy=1 / scale, interpolation=cv2.INTER_AREA)
+    small = _light(small, rng, harsh)
+    sigma = rng.uniform(0, 1.6 if harsh else 0.9)
+    if sigma > 0.3:
+        small = cv2.GaussianBlur(small, (0, 0), sigma)
+    noise = rng.standard_normal(small.shape, dtype=np.float32) * rng.uniform(1, 9 if harsh else 5)
+    small = np.clip(small + noise, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(25, 80) if harsh else rng.integers(45, 95))
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    small = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else small
+
+    # The rectification back to 10 px/mm, a little off in position, scale and angle.
+    shift = 10.0 if harsh else 5.0
+    cw, ch = bw + 2 * MARGIN_PX, bh + 2 * MARGIN_PX
+    ang = np.deg2rad(rng.normal(0, 1.5 if harsh else 0.8))
+    s = rng.uniform(0.96, 1.04)
+    cx, cy = cw / 2, ch / 2
+    # crop (u, v) -> page (x, y): rotate/scale about the crop centre, then place.
+    a, b = s * np.cos(ang), s * np.sin(ang)
+    ox = pad - MARGIN_PX + cx + rng.uniform(-shift, shift)
+    oy = pad - MARGIN_PX + cy + rng.uniform(-shift, shift)
+    m = np.array([[a, -b, ox - a * cx + b * cy], [b, a, oy - b * cx - a * cy]]) / scale
+    crop = cv2.warpAffine(small, m, (cw, ch), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+    return CellSample(image=crop, entry=entry, allowed=allowed)

@@ -1,0 +1,149 @@
+"""The cell-reading network without torch: preprocessing, ONNX inference, constrained decoding.
+
+The network reads a whole cell (digits may touch, so it never splits first). Its output per
+cell is one vector of logits: 3 for the kind (empty, struck, number), 3 for the number's
+length (1-3 digits) and 6 x 10 for the digits: one head for a 1-digit number, two for a
+2-digit one, three for a 3-digit one. A value v of length L scores
+P(number) * P(L) * prod_i P_{L,i}(digit_i). A written 0 is a strike (RULES.md), so the
+1-digit head's 0 adds to P(struck).
+
+`tools/train_digits.py` imports `preprocess` from here, so training and reading share it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+INPUT_H, INPUT_W = 40, 56
+KINDS = ("empty", "struck", "number")
+N_OUT = 3 + 3 + 6 * 10
+HEAD_OFFSET = {1: 6, 2: 16, 3: 36}  # first logit of the digit heads for each length
+MODEL_DIR = Path(__file__).parent / "models"
+MODEL_PATH = MODEL_DIR / "digits.onnx"
+CALIBRATION_PATH = MODEL_DIR / "digits.json"
+# Prior weight of a number the row does not allow: writing one is rare but happens, and the
+# mass it draws keeps a cell from being read "certainly" as the nearest allowed value.
+OUT_OF_ROW_PRIOR = 0.05
+
+
+def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
+    """A BGR cell crop -> float32 ink map (INPUT_H x INPUT_W), 0 = paper, 1 = ink.
+
+    The red channel drops the light-red grid (red is as bright as paper there) while blue,
+    black and pencil ink stay dark. Dividing by a local paper estimate flattens shadows.
+    """
+    red = crop_bgr if crop_bgr.ndim == 2 else crop_bgr[:, :, 2]
+    work = cv2.resize(red, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA)
+    work = work.astype(np.float32) + 1.0
+    paper = cv2.dilate(work, np.ones((11, 11), np.uint8))  # strokes are thinner than 11 px
+    paper = cv2.GaussianBlur(paper, (0, 0), 4)
+    ink = np.clip(1.0 - work / paper, 0.0, 1.0)
+    ink = cv2.resize(ink, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
+    # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
+    top = float(np.percentile(ink, 99.5))
+    return np.clip(ink / max(top, 0.25), 0.0, 1.0).astype(np.float32)
+
+
+def _log_softmax(x: np.ndarray) -> np.ndarray:
+    x = x - x.max(axis=-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
+
+
+@dataclass(frozen=True)
+class CellScores:
+    """Log-probabilities of one cell's readings: empty, struck and every number 1-999."""
+
+    empty: float
+    struck: float
+    numbers: np.ndarray  # shape (1000,), index = value; index 0 unused (-inf)
+
+
+def score_cell(logits: np.ndarray, temperature: float = 1.0) -> CellScores:
+    """Turn one output vector into log-probabilities of all readings."""
+    z = np.asarray(logits, np.float64) / temperature
+    kind = _log_softmax(z[0:3])
+    length = _log_softmax(z[3:6])
+    heads = _log_softmax(z[6:].reshape(6, 10))
+    numbers = np.full(1000, -np.inf)
+    base = kind[2]
+    d1 = heads[0]
+    numbers[1:10] = base + length[0] + d1[1:]
+    two = heads[1][:, None] + heads[2][None, :]  # [tens, ones]
+    numbers[10:100] = base + length[1] + two[1:].ravel()
+    three = heads[3][:, None, None] + heads[4][None, :, None] + heads[5][None, None, :]
+    numbers[100:1000] = base + length[2] + three[1:].ravel()
+    # A written "0" is a strike.
+    struck = np.logaddexp(kind[1], base + length[0] + d1[0])
+    return CellScores(empty=float(kind[0]), struck=float(struck), numbers=numbers)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Readings ranked best first: (reading, probability). reading: None, "x" or an int."""
+
+    ranked: tuple[tuple[int | str | None, float], ...]
+
+
+def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
+    """Rank the readings a cell may hold; numbers the row does not allow only draw mass.
+
+    `allowed=None` (written totals) allows every number 0-999.
+    """
+    nums = scores.numbers
+    if allowed is None:
+        mask = np.ones(1000, bool)
+        mask[0] = False
+    else:
+        mask = np.zeros(1000, bool)
+        idx = [v for v in allowed if 0 < v < 1000]
+        mask[idx] = True
+    finite = np.isfinite(nums)
+    top = max(scores.empty, scores.struck, float(nums[finite].max()))
+    p_nums = np.where(finite, np.exp(nums - top), 0.0)
+    p_empty, p_struck = np.exp(scores.empty - top), np.exp(scores.struck - top)
+    p_other = float(p_nums[~mask].sum()) * OUT_OF_ROW_PRIOR
+    p_allowed = p_nums * mask
+    total = p_empty + p_struck + float(p_allowed.sum()) + p_other
+    best = np.argsort(p_allowed)[::-1][:4]
+    cands: list[tuple[int | str | None, float]] = [(None, p_empty / total),
+                                                   ("x", p_struck / total)]
+    cands += [(int(v), float(p_allowed[v]) / total) for v in best if p_allowed[v] > 0]
+    cands.sort(key=lambda c: -c[1])
+    return Decoded(ranked=tuple(cands))
+
+
+@dataclass(frozen=True)
+class Calibration:
+    temperature: float = 1.0
+    accept: float = 0.99  # confidence at or above which a reading is "certain"
+
+    @staticmethod
+    def load(path: Path = CALIBRATION_PATH) -> Calibration:
+        if not path.exists():
+            return Calibration()
+        data = json.loads(path.read_text())
+        return Calibration(float(data["temperature"]), float(data["accept"]))
+
+
+@lru_cache(maxsize=1)
+def load_net(path: str = str(MODEL_PATH)) -> cv2.dnn.Net:
+    return cv2.dnn.readNetFromONNX(path)
+
+
+def run_net(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128) -> np.ndarray:
+    """Logits for a batch of preprocessed cells (N, INPUT_H, INPUT_W) -> (N, N_OUT)."""
+    net = load_net(str(path))
+    out = []
+    for start in range(0, len(batch), chunk):
+        part = batch[start:start + chunk, None, :, :].astype(np.float32)
+        net.setInput(part)
+        out.append(np.asarray(net.forward()).reshape(len(part), N_OUT))
+    if not out:
+        return np.zeros((0, N_OUT), np.float32)
+    return np.concatenate(out)

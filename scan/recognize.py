@@ -1,0 +1,117 @@
+"""Cell recognizers: turn cell crops into readings with calibrated confidence.
+
+Contract (docs/ARCHITECTURE.md, "Cell reading contract"): a crop is the writable box grown
+by 1.5 mm each side at 10 px/mm, BGR. A reading's `value` is what the sheet JSON holds:
+None (empty), "x" (struck; a written 0 is struck too) or an int. `confidence` is the
+probability that the reading is right; `certain` says it reached the recognizer's accept
+threshold. A recognizer never returns a number the row does not allow: such writing draws
+probability away from the allowed readings, so the cell comes back uncertain instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from scan import digit_model
+from scoring.errors import ToolMissingError
+
+Reading = int | str | None  # sheet-JSON value: int, "x" (struck) or None (empty)
+
+
+@dataclass(frozen=True)
+class CellCrop:
+    image: np.ndarray  # BGR uint8 (grey is accepted too)
+    allowed: tuple[int, ...] | None  # the row's values; None: any number 0-999 (totals)
+    box_px: tuple[int, int, int, int] | None = None  # writable box inside the crop
+
+
+@dataclass(frozen=True)
+class CellReading:
+    kind: str  # "empty", "struck" or "value"
+    value: Reading
+    confidence: float
+    alternatives: tuple[tuple[Reading, float], ...]  # next likely readings, best first
+    certain: bool
+
+    @staticmethod
+    def from_ranked(ranked: Sequence[tuple[Reading, float]], accept: float) -> CellReading:
+        value, conf = ranked[0]
+        kind = "empty" if value is None else "struck" if value == "x" else "value"
+        alts = tuple((v, round(float(p), 4)) for v, p in ranked[1:4] if p >= 0.001)
+        return CellReading(kind=kind, value=value, confidence=float(conf),
+                           alternatives=alts, certain=bool(conf >= accept))
+
+
+@runtime_checkable
+class Recognizer(Protocol):
+    name: str
+
+    def available(self) -> bool: ...
+
+    def read(self, crops: Sequence[CellCrop]) -> list[CellReading]: ...
+
+
+class DigitModelRecognizer:
+    """The default: the committed CNN (scan/models/digits.onnx) via cv2.dnn, batched."""
+
+    name = "default"
+
+    def __init__(self, model_path: Path | None = None) -> None:
+        self.model_path = Path(model_path or digit_model.MODEL_PATH)
+        # Temperature and accept threshold live next to the weights (digits.json).
+        self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
+        self.last_ms_per_cell = 0.0
+
+    def available(self) -> bool:
+        return self.model_path.exists()
+
+    def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
+        if not self.available():
+            raise ToolMissingError(
+                f"digit model {self.model_path} is missing; reinstall escalero or run "
+                "tools/train_digits.py")
+        batch = np.stack([digit_model.preprocess(c.image) for c in crops]) if crops else \
+            np.zeros((0, digit_model.INPUT_H, digit_model.INPUT_W), np.float32)
+        return digit_model.run_net(batch, self.model_path)
+
+    def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
+        start = time.perf_counter()
+        cal = self.calibration
+        out = [
+            CellReading.from_ranked(
+                digit_model.decode(digit_model.score_cell(z, cal.temperature), c.allowed).ranked,
+                cal.accept)
+            for z, c in zip(self.logits(crops), crops, strict=True)
+        ]
+        self.last_ms_per_cell = (time.perf_counter() - start) * 1000 / max(1, len(crops))
+        return out
+
+
+RECOGNIZERS = ("default", "tesseract")
+
+
+def get_recognizer(name: str = "default") -> Recognizer:
+    """The recognizer called `name`; raises ToolMissingError if it cannot run here."""
+    if name in ("default", "cnn", "digits"):
+        rec: Recognizer = DigitModelRecognizer()
+    elif name == "tesseract":
+        from scan.tesseract_reader import TesseractRecognizer
+
+        rec = TesseractRecognizer()
+        if not rec.available():
+            raise ToolMissingError(
+                "tesseract is not installed; install it (Debian/Ubuntu: "
+                "sudo apt install tesseract-ocr) or use --recognizer default")
+    else:
+        raise ToolMissingError(
+            f"unknown recognizer {name!r}; choose one of {', '.join(RECOGNIZERS)}")
+    if not rec.available():
+        raise ToolMissingError(f"recognizer {name!r} cannot run: its model file is missing; "
+                               "reinstall escalero")
+    return rec

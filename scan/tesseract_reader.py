@@ -1,0 +1,85 @@
+"""Tesseract as a cell recognizer: an optional comparison, never trusted on its own.
+
+FACTS.md measured Tesseract at about 48% on single handwritten digits, so its readings are
+never `certain`: every one goes to review. It reads the same ink map as the CNN (grid
+dropped, light flattened), one process per cell (about 0.1 s each).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from scan.digit_model import preprocess
+from scan.recognize import CellCrop, CellReading, Reading
+
+# Tesseract's own confidence is not calibrated for handwriting: cap it below the threshold.
+MAX_CONFIDENCE = 0.6
+ACCEPT = 0.99
+INK_EMPTY = 12.0  # summed ink (in ink-map pixels) below which a cell is empty
+
+
+def ink_image(crop_bgr: np.ndarray) -> np.ndarray:
+    """Black ink on white, upscaled: what Tesseract reads best."""
+    ink = preprocess(crop_bgr)
+    big = cv2.resize(ink, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+    img = 255 - np.clip(big * 255, 0, 255).astype(np.uint8)
+    return cv2.copyMakeBorder(img, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=255)
+
+
+def constrain(text: str, conf: float, allowed: tuple[int, ...] | None, ink: float
+              ) -> list[tuple[Reading, float]]:
+    """Ranked readings from Tesseract's text: only allowed values, and never sure."""
+    if ink < INK_EMPTY:
+        return [(None, 0.9 * MAX_CONFIDENCE), ("x", 0.05)]
+    digits = re.sub(r"\D", "", text)
+    if not digits:  # ink but no digits: most likely a strike
+        return [("x", 0.5 * MAX_CONFIDENCE), (None, 0.05)]
+    value = int(digits[:3])
+    if value == 0:
+        return [("x", min(conf, 1.0) * MAX_CONFIDENCE)]
+    if allowed is None or value in allowed:
+        return [(value, min(conf, 1.0) * MAX_CONFIDENCE), ("x", 0.02)]
+    # Not an allowed value: offer the allowed values sharing most digits, all unsure.
+    def closeness(v: int) -> int:
+        s = str(v)
+        return sum(a == b for a, b in zip(s, digits, strict=False)) - abs(len(s) - len(digits))
+    near = sorted(allowed, key=lambda v: -closeness(v))[:3]
+    return [(v, 0.1 / (i + 1)) for i, v in enumerate(near)] + [("x", 0.02)]
+
+
+class TesseractRecognizer:
+    name = "tesseract"
+
+    def available(self) -> bool:
+        if shutil.which("tesseract") is None:
+            return False
+        try:
+            import pytesseract  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+    def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
+        import pytesseract
+
+        out = []
+        for crop in crops:
+            img = ink_image(crop.image)
+            ink = float((255 - img).sum() / 255 / 16)
+            text, conf = "", 0.0
+            if ink >= INK_EMPTY:
+                data = pytesseract.image_to_data(
+                    img, config="--psm 7 -c tessedit_char_whitelist=0123456789",
+                    output_type=pytesseract.Output.DICT)
+                words = [(w, float(c)) for w, c in zip(data["text"], data["conf"], strict=True)
+                         if w.strip()]
+                text = "".join(w for w, _ in words)
+                conf = min((c for _, c in words), default=0.0) / 100
+            ranked = constrain(text, conf, crop.allowed, ink)
+            out.append(CellReading.from_ranked(ranked, ACCEPT))
+        return out

@@ -1,0 +1,87 @@
+"""Constrained decoding of the cell network's outputs (no model file needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scan.digit_model import HEAD_OFFSET, N_OUT, decode, score_cell
+from scan.recognize import CellReading
+
+SURE, UNSURE = 9.0, 2.0
+
+
+def logits(kind: str, digits: str = "", second: dict[int, str] | None = None) -> np.ndarray:
+    """Logits that favour `kind`/`digits`; `second` gives a runner-up digit per position."""
+    z = np.zeros(N_OUT)
+    z[{"empty": 0, "struck": 1, "number": 2}[kind]] = SURE
+    if digits:
+        z[3 + len(digits) - 1] = SURE
+        first = HEAD_OFFSET[len(digits)]
+        for i, ch in enumerate(digits):
+            z[first + 10 * i + int(ch)] = SURE
+            if second and i in second:
+                z[first + 10 * i + int(second[i])] = SURE - UNSURE
+    return z
+
+
+ACES = (6, 12, 18, 24, 30)
+
+
+def test_reads_allowed_value() -> None:
+    ranked = decode(score_cell(logits("number", "18")), ACES).ranked
+    assert ranked[0][0] == 18 and ranked[0][1] > 0.99
+
+
+def test_row_decides_between_similar_numbers() -> None:
+    # The network leans to 13, but 13 is no aces value: 18 (its runner-up) is.
+    z = logits("number", "13", second={1: "8"})
+    assert decode(score_cell(z), None).ranked[0][0] == 13
+    best, p = decode(score_cell(z), ACES).ranked[0]
+    assert best == 18
+    assert p < 0.99  # the 13 it saw keeps the cell from looking sure
+
+
+def test_value_outside_row_is_never_returned_and_is_unsure() -> None:
+    ranked = decode(score_cell(logits("number", "4")), ACES).ranked
+    assert all(v != 4 for v, _ in ranked)
+    assert ranked[0][1] < 0.5
+
+
+def test_totals_decode_any_number() -> None:
+    ranked = decode(score_cell(logits("number", "245")), None).ranked
+    assert ranked[0][0] == 245 and ranked[0][1] > 0.99
+    assert decode(score_cell(logits("number", "7")), None).ranked[0][0] == 7
+
+
+@pytest.mark.parametrize(("z", "expected"), [
+    (logits("empty"), None),
+    (logits("struck"), "x"),
+    (logits("number", "0"), "x"),  # a written 0 is a strike
+])
+def test_empty_and_struck(z: np.ndarray, expected: object) -> None:
+    assert decode(score_cell(z), ACES).ranked[0][0] == expected
+
+
+def test_probabilities_are_normalised_and_ranked() -> None:
+    ranked = decode(score_cell(logits("number", "12", second={1: "8"})), ACES).ranked
+    probs = [p for _, p in ranked]
+    assert probs == sorted(probs, reverse=True)
+    assert sum(probs) <= 1.0 + 1e-9
+    assert {12, 18} <= {v for v, _ in ranked}
+
+
+def test_temperature_softens_confidence() -> None:
+    z = logits("number", "12", second={1: "8"})
+    sharp = decode(score_cell(z, 1.0), ACES).ranked[0][1]
+    soft = decode(score_cell(z, 3.0), ACES).ranked[0][1]
+    assert soft < sharp
+
+
+def test_reading_from_ranked() -> None:
+    r = CellReading.from_ranked([(18, 0.995), (12, 0.004), ("x", 0.0005)], accept=0.99)
+    assert (r.kind, r.value, r.certain) == ("value", 18, True)
+    assert r.alternatives == ((12, 0.004),)
+    r = CellReading.from_ranked([("x", 0.7), (None, 0.3)], accept=0.99)
+    assert (r.kind, r.value, r.certain) == ("struck", "x", False)
+    assert CellReading.from_ranked([(None, 1.0)], accept=0.99).kind == "empty"

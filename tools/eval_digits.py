@@ -1,0 +1,98 @@
+"""Measure the committed digit model on writers from the "eval" glyph pool.
+
+    .venv/bin/python tools/eval_digits.py [--cells 3000] [--seed 7]
+
+Runs the run-time path (scan.recognize.get_recognizer, cv2.dnn, no torch) on synthetic crops
+rendered like mild and harsh phone photos and prints a markdown table for
+docs/digit-model.md: accuracy of the top reading, share auto-accepted (`certain`), accuracy of
+the accepted readings and the silent errors (certain but wrong), per kind of cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from samples.cell_crops import random_entry, synth_cell  # noqa: E402
+from samples.handwriting import make_writer  # noqa: E402
+from scan.recognize import CellCrop, get_recognizer  # noqa: E402
+
+
+def category(entry: object, allowed: tuple[int, ...] | None) -> str:
+    if entry is None:
+        return "empty"
+    if entry == "x":
+        return "struck"
+    if entry == 0:
+        return "written 0 (struck)"
+    if allowed is not None and entry not in allowed:
+        return "value not allowed in row"
+    kind = "total" if allowed is None else "row value"
+    return f"{kind}, {len(str(entry))} digit{'s' if entry >= 10 else ''}"
+
+
+def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: bool) -> dict:
+    rng = np.random.default_rng(seed)
+    crops, entries = [], []
+    writer = make_writer(rng, "eval")
+    for i in range(n):
+        if i % 25 == 0:
+            writer = make_writer(rng, "eval")
+        entry, allowed = random_entry(rng)
+        if unconstrained:
+            allowed = None
+        crops.append(CellCrop(synth_cell(rng, writer, entry, harsh=harsh).image, allowed))
+        entries.append(entry)
+    rec = get_recognizer(recognizer)
+    rec.read(crops[:8])  # load the model outside the timing
+    start = time.perf_counter()
+    readings = []
+    for i in range(0, n, 90):  # a sheet's worth of cells per call
+        readings += rec.read(crops[i:i + 90])
+    ms = (time.perf_counter() - start) * 1000 / n
+    stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    for crop, entry, r in zip(crops, entries, readings, strict=True):
+        ok = r.value == ("x" if entry == 0 else entry)
+        for key in (category(entry, crop.allowed), "all cells"):
+            s = stats[key]
+            s[0] += 1
+            s[1] += ok
+            s[2] += r.certain
+            s[3] += r.certain and ok
+            s[4] += r.certain and not ok
+    return {"ms_per_cell": ms, "stats": dict(stats)}
+
+
+def table(result: dict, title: str) -> str:
+    lines = [f"**{title}** ({result['ms_per_cell']:.2f} ms per cell, batches of 90)", "",
+             "| cells | n | top reading right | auto-accepted | accepted right | silent errors |",
+             "|---|---|---|---|---|---|"]
+    for key, (n, ok, acc, acc_ok, silent) in sorted(result["stats"].items()):
+        lines.append(f"| {key} | {n} | {ok / n:.1%} | {acc / n:.1%} | "
+                     f"{(acc_ok / acc if acc else 1):.2%} | {silent} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cells", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--recognizer", default="default")
+    ap.add_argument("--unconstrained", action="store_true",
+                    help="read every cell as a total (any number 0-999)")
+    args = ap.parse_args()
+    for harsh in (False, True):
+        res = evaluate(args.cells, args.seed + harsh, harsh, args.recognizer, args.unconstrained)
+        print(table(res, "harsh photos" if harsh else "mild photos"))
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""Train the cell-reading CNN and export it to scan/models/digits.onnx (+ digits.json).
+
+    .venv/bin/python tools/train_digits.py          # the committed model (docs/digit-model.md)
+    .venv/bin/python tools/train_digits.py --quick  # a smoke run
+
+Needs torch and onnx (`pip install -e .[train]`); nothing at run time does. Data: synthetic
+cell crops (samples/cell_crops.py) written by writers from the "train" glyph pool of
+samples/data/digits.png (MNIST). Temperature and the accept threshold are fitted on crops by
+"eval"-pool writers, whose glyphs the network never saw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+from samples.cell_crops import random_entry, synth_cell, training_entry  # noqa: E402
+from samples.handwriting import make_writer  # noqa: E402
+from scan.digit_model import (  # noqa: E402
+    HEAD_OFFSET,
+    INPUT_H,
+    INPUT_W,
+    N_OUT,
+    decode,
+    preprocess,
+    score_cell,
+)
+
+
+def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool
+             ) -> tuple[np.ndarray, list, list]:
+    """n preprocessed crops, their entries and their rows' allowed values."""
+    rng = np.random.default_rng(seed)
+    x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
+    entries: list = []
+    alloweds: list = []
+    writer = make_writer(rng, split)
+    for i in range(n):
+        if i % 25 == 0:
+            writer = make_writer(rng, split)
+        if row_aware:
+            entry, allowed = random_entry(rng)
+        else:
+            entry, allowed = training_entry(rng), None
+        sample = synth_cell(rng, writer, entry, harsh=rng.random() < harsh_share)
+        x[i] = preprocess(sample.image)
+        entries.append(entry)
+        alloweds.append(allowed)
+    return x, entries, alloweds
+
+
+def targets(entries: list) -> np.ndarray:
+    """Per cell: kind, length index (-1 if none), digits 0-2 (-1 if none)."""
+    t = np.full((len(entries), 5), -1, np.int64)
+    for i, e in enumerate(entries):
+        if e is None:
+            t[i, 0] = 0
+        elif e == "x" or e == 0:  # a written 0 is a strike
+            t[i, 0] = 1
+        else:
+            s = str(e)
+            t[i, 0] = 2
+            t[i, 1] = len(s) - 1
+            t[i, 2:2 + len(s)] = [int(c) for c in s]
+    return t
+
+
+def block(cin: int, cout: int) -> list[nn.Module]:
+    return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+
+class CellNet(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            # One conv at full size: it is the costly one, and strokes are simple there.
+            *block(1, 16), nn.MaxPool2d(2),
+            *block(16, 32), *block(32, 32), nn.MaxPool2d(2),
+            *block(32, 64), *block(64, 64), nn.MaxPool2d(2),
+        )
+        flat = 64 * (INPUT_H // 8) * (INPUT_W // 8)
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(flat, 128), nn.ReLU(),
+                                  nn.Dropout(0.2), nn.Linear(128, N_OUT))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+def loss_fn(out: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+    ce = nn.functional.cross_entropy
+    loss = ce(out[:, 0:3], t[:, 0])
+    num = t[:, 0] == 2
+    if num.any():
+        o, tt = out[num], t[num]
+        loss = loss + ce(o[:, 3:6], tt[:, 1])
+        for length, first in HEAD_OFFSET.items():
+            sel = tt[:, 1] == length - 1
+            if sel.any():
+                for i in range(length):
+                    a = first + 10 * i
+                    loss = loss + ce(o[sel][:, a:a + 10], tt[sel][:, 2 + i]) * sel.float().mean()
+    return loss
+
+
+def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
+    model.eval()
+    with torch.no_grad():
+        return torch.cat([model(torch.from_numpy(x[i:i + 512, None]))
+                          for i in range(0, len(x), 512)]).numpy()
+
+
+def truth_of(entry: object) -> object:
+    return "x" if entry == 0 else entry
+
+
+def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: float
+                    ) -> dict:
+    """Temperature by NLL of the true reading, then the lowest threshold whose accepted
+    readings are at least `target` right."""
+    best = (np.inf, 1.0)
+    for temp in np.arange(0.6, 3.01, 0.1):
+        nll = 0.0
+        for z, e, a in zip(logits, entries, alloweds, strict=True):
+            ranked = dict(decode(score_cell(z, temp), a).ranked)
+            nll -= np.log(max(ranked.get(truth_of(e), 0.0), 1e-9))
+        best = min(best, (nll, float(temp)))
+    temp = best[1]
+    conf, right = [], []
+    for z, e, a in zip(logits, entries, alloweds, strict=True):
+        reading, p = decode(score_cell(z, temp), a).ranked[0]
+        conf.append(p)
+        right.append(reading == truth_of(e))
+    conf_a, right_a = np.array(conf), np.array(right)
+    order = np.argsort(-conf_a)
+    errors = np.cumsum(~right_a[order])
+    counts = np.arange(1, len(order) + 1)
+    ok = errors <= (1 - target) * counts
+    # Deepest prefix (by confidence) that still meets the target; never below 0.9.
+    k = int(np.nonzero(ok)[0].max()) if ok.any() else 0
+    accept = max(0.9, float(conf_a[order[k]]))
+    acc = conf_a >= accept
+    return {"temperature": temp, "accept": accept,
+            "calibration": {"cells": len(entries), "accepted_share": float(acc.mean()),
+                            "accepted_accuracy": float(right_a[acc].mean()) if acc.any() else 0,
+                            "accuracy": float(right_a.mean())}}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--train", type=int, default=80000, help="synthetic training cells")
+    ap.add_argument("--calib", type=int, default=4000, help="eval-pool cells for calibration")
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--target", type=float, default=0.999, help="accuracy of accepted cells")
+    ap.add_argument("--out", type=Path, default=ROOT / "scan" / "models")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/escalero-digits-train.npz"))
+    ap.add_argument("--quick", action="store_true", help="small smoke run")
+    args = ap.parse_args()
+    if args.quick:
+        args.train, args.calib, args.epochs = 3000, 500, 1
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    t0 = time.time()
+
+    key = f"{args.train}-{args.seed}"
+    if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
+        data = np.load(args.cache, allow_pickle=True)
+        x, t = data["x"], data["t"]
+    else:
+        x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False)
+        t = targets(entries)
+        np.savez(args.cache, x=x, t=t, key=key)
+    print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
+
+    model = CellNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    batch = 128
+    steps = args.epochs * (len(x) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
+    xt, tt = torch.from_numpy(x), torch.from_numpy(t)
+    rng = np.random.default_rng(args.seed)
+    for epoch in range(args.epochs):
+        model.train()
+        perm = torch.from_numpy(rng.permutation(len(x)))
+        total = 0.0
+        for i in range(len(x) // batch):
+            idx = perm[i * batch:(i + 1) * batch]
+            xb = xt[idx, None]
+            # Cheap extra variety: ink strength and a shift of up to 2 px.
+            xb = xb * torch.empty(len(idx), 1, 1, 1).uniform_(0.7, 1.0)
+            dy, dx = (int(v) for v in rng.integers(-2, 3, 2))
+            xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
+            loss = loss_fn(model(xb), tt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        print(f"epoch {epoch + 1}/{args.epochs} loss {total / (len(x) // batch):.4f} "
+              f"({time.time() - t0:.0f} s)", flush=True)
+
+    xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True)
+    calib = fit_calibration(predict(model, xc), ec, ac, args.target)
+    print("calibration:", json.dumps(calib), flush=True)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / "digits.onnx"
+    model.eval()
+    torch.onnx.export(model, torch.zeros(1, 1, INPUT_H, INPUT_W), str(onnx_path),
+                      input_names=["cells"], output_names=["logits"],
+                      dynamic_axes={"cells": {0: "n"}, "logits": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    import cv2  # the run-time path must agree with torch
+
+    net = cv2.dnn.readNetFromONNX(str(onnx_path))
+    net.setInput(xc[:16, None])
+    diff = float(np.abs(net.forward().reshape(16, N_OUT) - predict(model, xc[:16])).max())
+    print(f"cv2.dnn vs torch max difference {diff:.2e}")
+    meta = {**calib, "input": [INPUT_H, INPUT_W], "train_cells": int(len(x)),
+            "epochs": args.epochs, "seed": args.seed, "train_seconds": round(time.time() - t0),
+            "torch": torch.__version__}
+    (args.out / "digits.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"wrote {onnx_path} ({onnx_path.stat().st_size // 1024} KiB) in {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
