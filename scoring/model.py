@@ -197,10 +197,7 @@ def _parse_sheet(obj: Any) -> Sheet:
         raise InputFileError(f"\"game\" must be a string such as \"escalero\", "
                              f"not {_type_name(game)}")
     variants = _parse_variants(obj)
-    try:
-        ruleset = get_ruleset(game, variants)
-    except UnknownRulesError as err:
-        raise UnknownRulesError(str(err)) from None
+    ruleset = get_ruleset(game, variants)  # UnknownRulesError names the game or variant
     serial = obj.get("serial")
     if serial is not None and not isinstance(serial, str | int):
         raise InputFileError(f"\"serial\" must be a string, not {_type_name(serial)}")

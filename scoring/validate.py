@@ -22,6 +22,7 @@ TOTAL = "total"
 SHAPE = "shape"
 
 TOTAL_ROW = "total"  # row id used for a written column total
+TOTAL_LABEL = {"de": "Summe", "en": "Total", "es": "Total"}
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ def validate(sheet: Sheet, lang: str = "de") -> tuple[Problem, ...]:
                 problems.append(Problem(
                     TOTAL, s, c, TOTAL_ROW,
                     f"written total {written} differs from the sum of the entries {total}; "
-                    "the entries count", f"{place}, Summe"))
+                    "the entries count", f"{place}, {TOTAL_LABEL[lang]}"))
     return tuple(problems)
 
 
