@@ -461,8 +461,7 @@ def _paper(page_bgr: np.ndarray, plan: ShotPlan, rng: np.random.Generator
     tint = np.array([rng.uniform(228, 245), rng.uniform(235, 248), rng.uniform(238, 250)]) / 255
     colour = cv2.transform(paper[:, :, :3], np.hstack([np.diag(tint * 0.93), 8 * tint[:, None]]))
     # Paper fibres: fine and faint.
-    grain = np.empty((h // 2 + 1, w // 2 + 1), np.float32)
-    cv2.randn(grain, 1.0, 0.012)
+    grain = 1 + 0.012 * rng.standard_normal((h // 2 + 1, w // 2 + 1), dtype=np.float32)
     shade *= cv2.resize(grain, (w, h), interpolation=cv2.INTER_LINEAR)
     # The paper casts a thin soft shadow on the table (drawn at a quarter of the size).
     q = 4
@@ -505,11 +504,11 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
     # Sensor: shot noise grows with the signal; chroma noise is coarser than luma noise.
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     amp = cv2.sqrt(cv2.max(grey, 0.0) * np.float32(1 / 128) + np.float32(0.1))
-    luma = np.empty((h, w), np.float32)
-    cv2.randn(luma, 0, plan.noise)
-    luma *= amp
-    chroma = np.empty((h // 2, w // 2, 3), np.float32)
-    cv2.randn(chroma, 0, 0.6 * plan.noise)
+    # (numpy's generator, not cv2.randn: cv2's global RNG would break reproducibility)
+    luma = rng.standard_normal((h, w), dtype=np.float32)
+    luma *= amp * np.float32(plan.noise)
+    chroma = rng.standard_normal((h // 2, w // 2, 3), dtype=np.float32)
+    chroma *= np.float32(0.6 * plan.noise)
     img = cv2.add(img, cv2.merge((luma, luma, luma)))
     img = cv2.add(img, cv2.resize(chroma, (w, h), interpolation=cv2.INTER_LINEAR),
                   dtype=cv2.CV_8U)  # saturates to 0-255
