@@ -74,9 +74,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--game", choices=GAMES, default="escalero")
     who = p.add_argument_group("players")
     who.add_argument("--players", type=int, help="number of players (default 2, pairs 4)")
-    who.add_argument("--names", help='comma-separated names, e.g. "Anna,Bert"')
+    who.add_argument("--names", help='comma-separated names printed in the name boxes, '
+                     'e.g. "Anna,Bert" (sets the player count)')
     who.add_argument("--pairs", action="store_true",
-                     help="Escalero in pairs: two players per side, paired in order")
+                     help="Escalero in pairs: two players per side, paired in order "
+                     "(odd count: the last side is one player)")
     p.add_argument("--variant", action="append", default=[], metavar="V",
                    help=f"house variant (repeatable): {', '.join(ESCALERO_VARIANTS)}")
     p.add_argument("--paper", choices=tuple(PAPERS), default="a4")

@@ -152,7 +152,8 @@ class LayoutSpec:
 
     def __post_init__(self) -> None:
         # Canonical order so that equal sheets have equal specs (and equal QR codes).
-        object.__setattr__(self, "variants", tuple(sorted(set(self.variants))))
+        variants = (self.variants,) if isinstance(self.variants, str) else self.variants
+        object.__setattr__(self, "variants", tuple(sorted(set(variants))))
         object.__setattr__(self, "paper", self.paper.lower())
 
     @property
@@ -400,6 +401,12 @@ def decode_code(text: str) -> tuple[LayoutSpec, str]:
             "print a new sheet with `escalero sheet`"
         ) from None
     return spec, serial
+
+
+def layout_from_code(text: str) -> tuple[Layout, str]:
+    """The layout and serial of a decoded QR payload (what the scanner needs)."""
+    spec, serial = decode_code(text)
+    return build_layout(spec), serial
 
 
 def _prefixed_int(field: str, prefix: str) -> int:

@@ -22,6 +22,7 @@ from sheets.layout import (
     build_layout,
     decode_code,
     encode_code,
+    layout_from_code,
 )
 from sheets.render import qr_modules
 
@@ -161,6 +162,22 @@ def test_decode_rejects_foreign_payloads(payload):
     with pytest.raises(SheetNotFoundError) as err:
         decode_code(payload)
     assert "escalero sheet" in str(err.value) and "\n" not in str(err.value)
+
+
+@given(st.text(max_size=60))
+def test_decode_never_fails_otherwise(text):
+    try:
+        spec, serial = decode_code(text)
+    except SheetNotFoundError:
+        return
+    assert build_layout(spec).spec == spec
+
+
+def test_layout_from_code():
+    spec = LayoutSpec(variants="doppel-grande", sides=4, pairs=True, paper="letter")
+    layout, serial = layout_from_code(encode_code(spec, "AB-7"))
+    assert layout is build_layout(spec) and serial == "AB-7"
+    assert spec.variants == ("doppel-grande",)
 
 
 def test_encode_rejects_bad_serial():
