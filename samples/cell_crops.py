@@ -67,9 +67,18 @@ def training_entry(rng: np.random.Generator) -> Entry:
     return int(rng.integers(10 ** (n - 1) if n > 1 else 1, 10**n))
 
 
+def random_box(rng: np.random.Generator) -> tuple[int, int]:
+    """A writable box in px: sheets/layout.py makes them 11.5-29 x 8-14 mm."""
+    h = rng.uniform(8.0, 14.0)
+    w = rng.uniform(max(11.5, 0.9 * h), 29.0)
+    return round(w * 10), round(h * 10)
+
+
 def _paper(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     colour = np.clip(rng.uniform(205, 250) + rng.normal(0, 6, 3), 0, 255).astype(np.uint8)
-    return np.broadcast_to(colour, shape + (3,)).copy()
+    page = np.empty(shape + (3,), np.uint8)
+    page[:] = colour
+    return page
 
 
 def _grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
@@ -91,14 +100,17 @@ def _grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Gener
 
 
 def _light(page: np.ndarray, rng: np.random.Generator, harsh: bool) -> np.ndarray:
+    """A linear fall-off of light and a colour cast (white balance)."""
     h, w = page.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     ang = rng.uniform(0, 2 * np.pi)
-    ramp = (np.cos(ang) * xx / w + np.sin(ang) * yy / h)
+    ramp = np.cos(ang) * np.array([[0.0, 1.0], [0.0, 1.0]]) + \
+        np.sin(ang) * np.array([[0.0, 0.0], [1.0, 1.0]])
+    ramp = (ramp - ramp.min()) / (np.ptp(ramp) + 1e-6)
     depth = rng.uniform(0, 0.55 if harsh else 0.3)
-    gain = 1.0 - depth * (ramp - ramp.min()) / (np.ptp(ramp) + 1e-6)
+    gain = cv2.resize((1.0 - depth * ramp).astype(np.float32), (w, h),
+                      interpolation=cv2.INTER_LINEAR)
     cast = rng.uniform(0.82, 1.05, 3) if harsh else rng.uniform(0.9, 1.03, 3)
-    out = page.astype(np.float32) * gain[:, :, None] * cast[None, None, :]
+    out = page.astype(np.float32) * gain[:, :, None] * cast.astype(np.float32)
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
@@ -106,7 +118,7 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
                harsh: bool = False, box_size: tuple[int, int] | None = None,
                allowed: tuple[int, ...] | None = None) -> CellSample:
     """Render `entry` the way `writer` would and photograph it (mild or harsh conditions)."""
-    bw, bh = box_size or (int(rng.integers(120, 161)), int(rng.integers(78, 101)))
+    bw, bh = box_size or random_box(rng)
     pad = MARGIN_PX + 40
     page = _paper(rng, (bh + 2 * pad, bw + 2 * pad))
     box = (pad, pad, bw, bh)
@@ -123,7 +135,8 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     sigma = rng.uniform(0, 1.6 if harsh else 0.9)
     if sigma > 0.3:
         small = cv2.GaussianBlur(small, (0, 0), sigma)
-    noise = rng.standard_normal(small.shape, dtype=np.float32) * rng.uniform(1, 9 if harsh else 5)
+    cv2.setRNGSeed(int(rng.integers(1 << 30)))  # cv2.randn is fast; keep it reproducible
+    noise = cv2.randn(np.empty(small.shape, np.float32), 0.0, rng.uniform(1, 9 if harsh else 5))
     small = np.clip(small + noise, 0, 255).astype(np.uint8)
     quality = int(rng.integers(25, 80) if harsh else rng.integers(45, 95))
     ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])

@@ -32,18 +32,66 @@ CALIBRATION_PATH = MODEL_DIR / "digits.json"
 OUT_OF_ROW_PRIOR = 0.05
 
 
-def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
-    """A BGR cell crop -> float32 ink map (INPUT_H x INPUT_W), 0 = paper, 1 = ink.
+WORK_H = 2 * INPUT_H  # ink is found at twice the network's resolution
+ASPECT = INPUT_W / INPUT_H
+
+
+def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
+    """A BGR cell crop -> float32 ink map WORK_H high (aspect kept), 0 = paper, 1 = ink.
 
     The red channel drops the light-red grid (red is as bright as paper there) while blue,
     black and pencil ink stay dark. Dividing by a local paper estimate flattens shadows.
     """
     red = crop_bgr if crop_bgr.ndim == 2 else crop_bgr[:, :, 2]
-    work = cv2.resize(red, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA)
-    work = work.astype(np.float32) + 1.0
+    h, w = red.shape
+    width = max(8, round(w * WORK_H / h))
+    work = cv2.resize(red, (width, WORK_H), interpolation=cv2.INTER_AREA).astype(np.float32)
+    work += 1.0
     paper = cv2.dilate(work, np.ones((11, 11), np.uint8))  # strokes are thinner than 11 px
     paper = cv2.GaussianBlur(paper, (0, 0), 4)
-    ink = np.clip(1.0 - work / paper, 0.0, 1.0)
+    return np.clip(1.0 - work / paper, 0.0, 1.0)
+
+
+def ink_window(ink: np.ndarray) -> tuple[int, int]:
+    """Columns (x0, x1) of a window of the network's aspect around the writing.
+
+    Cells range from 11.5 x 8 mm to 29 x 14 mm, so a wide crop would squeeze the digits;
+    instead the window follows the ink, and only widens when the writing is wider.
+    """
+    h, w = ink.shape
+    want = round(h * ASPECT)
+    if w <= want:
+        return 0, w
+    margin = round(0.12 * h)  # the crop's border: grid lines, a neighbour's ink
+    inner = ink[margin:h - margin, margin:w - margin]
+    cols = (inner * (inner > 0.3)).sum(axis=0)
+    if cols.sum() < 4 * h * 0.05:  # (almost) no ink: the middle of the cell
+        mid = w // 2
+        return mid - want // 2, mid - want // 2 + want
+    cum = np.cumsum(cols) / cols.sum()
+    left = margin + int(np.searchsorted(cum, 0.01))
+    right = margin + int(np.searchsorted(cum, 0.99)) + 1
+    pad = round(0.12 * h)
+    x0, x1 = left - pad, right + pad
+    if x1 - x0 < want:  # grow to the network's aspect around the ink's centre
+        c = (x0 + x1) // 2
+        x0, x1 = c - want // 2, c - want // 2 + want
+    x0, x1 = max(0, x0), min(w, x1)
+    if x1 - x0 < want:  # clamped at a border: extend the other way
+        x0, x1 = (0, want) if x0 == 0 else (w - want, w)
+    return x0, x1
+
+
+def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
+    """A BGR cell crop -> the network's input: float32 ink map INPUT_H x INPUT_W."""
+    ink = ink_map(crop_bgr)
+    x0, x1 = ink_window(ink)
+    ink = ink[:, x0:x1]
+    h, w = ink.shape
+    want = round(h * ASPECT)
+    if w < want:  # narrow cell: pad with paper on both sides
+        left = (want - w) // 2
+        ink = cv2.copyMakeBorder(ink, 0, 0, left, want - w - left, cv2.BORDER_CONSTANT, value=0)
     ink = cv2.resize(ink, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
     # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
     top = float(np.percentile(ink, 99.5))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -38,9 +39,8 @@ from scan.digit_model import (  # noqa: E402
 )
 
 
-def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool
-             ) -> tuple[np.ndarray, list, list]:
-    """n preprocessed crops, their entries and their rows' allowed values."""
+def _make_chunk(job: tuple[int, str, int, float, bool]) -> tuple[np.ndarray, list, list]:
+    n, split, seed, harsh_share, row_aware = job
     rng = np.random.default_rng(seed)
     x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
     entries: list = []
@@ -58,6 +58,22 @@ def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool
         entries.append(entry)
         alloweds.append(allowed)
     return x, entries, alloweds
+
+
+def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool,
+             workers: int = 1) -> tuple[np.ndarray, list, list]:
+    """n preprocessed crops, their entries and their rows' allowed values (chunked, so
+    the result does not depend on the number of workers)."""
+    size = 2000
+    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware)
+            for s in range(0, n, size)]
+    if workers > 1:
+        with multiprocessing.Pool(workers) as pool:
+            parts = pool.map(_make_chunk, jobs)
+    else:
+        parts = [_make_chunk(j) for j in jobs]
+    return (np.concatenate([p[0] for p in parts]), sum((p[1] for p in parts), []),
+            sum((p[2] for p in parts), []))
 
 
 def targets(entries: list) -> np.ndarray:
@@ -158,7 +174,7 @@ def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: f
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--train", type=int, default=80000, help="synthetic training cells")
+    ap.add_argument("--train", type=int, default=50000, help="synthetic training cells")
     ap.add_argument("--calib", type=int, default=4000, help="eval-pool cells for calibration")
     ap.add_argument("--epochs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
@@ -179,7 +195,8 @@ def main() -> None:
         data = np.load(args.cache, allow_pickle=True)
         x, t = data["x"], data["t"]
     else:
-        x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False)
+        x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
+                                 workers=args.threads)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
@@ -211,7 +228,8 @@ def main() -> None:
         print(f"epoch {epoch + 1}/{args.epochs} loss {total / (len(x) // batch):.4f} "
               f"({time.time() - t0:.0f} s)", flush=True)
 
-    xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True)
+    xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
+                          workers=args.threads)
     calib = fit_calibration(predict(model, xc), ec, ac, args.target)
     print("calibration:", json.dumps(calib), flush=True)
 
