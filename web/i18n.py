@@ -40,6 +40,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "total": ("Summe", "Total"),
     "written_total": ("Summe (geschr.)", "Total (written)"),
     "points": ("Partiepunkte", "Game points"),
+    "points_short": ("Punkte", "Points"),
     "amount": ("Betrag", "Amount"),
     "transfers": ("Wer zahlt wem", "Who pays whom"),
     "pays": ("zahlt", "pays"),
@@ -58,7 +59,7 @@ _TEXT: dict[str, tuple[str, str]] = {
     "scan_help": ("Tabelle flach hinlegen, alle vier Ecken-Markierungen im Bild.",
                   "Lay the sheet flat, all four corner markers in the picture."),
     "flagged": ("unsicher: bitte prüfen", "unsure: please check"),
-    "flagged_count": ("unsichere Felder", "unsure cells"),
+    "flagged_count": ("unsichere Felder zu prüfen", "unsure cells to check"),
     "read_as": ("gelesen", "read"),
     "column": ("Spalte", "Column"),
     "winner": ("Sieger", "Winner"),
@@ -114,6 +115,9 @@ _TEXT: dict[str, tuple[str, str]] = {
     "saved_games": ("Gespeicherte Spiele", "Saved games"),
     "evenings": ("Abende", "Evenings"),
     "scan_again": ("Anderes Foto", "Another photo"),
+    "next": ("Weiter", "Next"),
+    "check_flags": ("Prüfen", "Check"),
+    "flag_hint": ("gelb = unsicher gelesen", "yellow = read with doubt"),
 }
 
 

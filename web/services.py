@@ -17,6 +17,7 @@ from scoring.report import settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 
 MAX_CURRENCY_LEN = 8
+_SERVED = {"de": "serviert", "es": "servido"}
 OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
 
 
@@ -36,12 +37,17 @@ def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
         "rows": [
             {"id": r.id, "label": r.labels.get(lang), "face": r.face,
              "allowed": list(r.allowed), "served": list(r.served), "requires": r.requires,
-             "describe": r.describe_allowed()}
+             "describe": _describe(r.describe_allowed(), lang)}
             for r in rules.rows
         ],
         "games": list(GAMES),
         "all_variants": list(ESCALERO_VARIANTS) if rules.game == "escalero" else [],
     }
+
+
+def _describe(text: str, lang: str) -> str:
+    """scoring describes allowed values in English ("20, served 25"); one word differs."""
+    return text.replace("served", _SERVED.get(lang, "served"))
 
 
 def clean_currency(text: Any) -> str:
@@ -99,23 +105,7 @@ def encode_jpeg(image: Any, max_side: int = OVERLAY_MAX_SIDE) -> str:
 def scan_bytes(data: bytes, lang: str) -> dict[str, Any]:
     """Scan a photo: the scanner's JSON plus the overlay image as a data: URL."""
     pipeline = _optional("scan.pipeline", "the photo scanner")
-    options = _scan_options(pipeline)
-    result = pipeline.scan_photo(data, options)
+    result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang))
     out = dict(result.to_json())
-    image = None
-    overlay = getattr(result, "overlay", None)
-    if callable(overlay):
-        image = overlay()
-    if image is None:
-        image = getattr(result, "rectified", None)
-    out["image"] = None if image is None else encode_jpeg(image)
+    out["image"] = encode_jpeg(result.overlay())
     return out
-
-
-def _scan_options(pipeline: Any) -> Any:
-    """The scanner's default options (whatever it calls them); None if it takes none."""
-    for name in ("ScanOptions", "Options"):
-        cls = getattr(pipeline, name, None)
-        if cls is not None:
-            return cls()
-    return None

@@ -1,10 +1,12 @@
-// Scan page: send the photo (raw body), show the overlay and the sheet; flagged cells
-// are highlighted and offered with the scanner's alternatives; every edit is re-settled.
+// Scan page: send the photo (raw body), show the overlay and the sheet. Flagged cells are
+// highlighted; a panel under the table offers the scanner's readings for the cell in focus
+// and walks from one unsure cell to the next. Every edit is settled again by the server.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 let editor = null;
 let settler = null;
+let current = null;
 
 function body() {
   return { sheet: editor.getSheet(), stake: $("stake").value, currency: $("currency").value };
@@ -18,28 +20,42 @@ function changed() {
 function updateFlagNote() {
   const open = editor.flaggedOpen();
   $("flag-note").hidden = open === 0;
-  $("flag-note").textContent = `${open} ${T.flagged_count}: ${T.flagged}`;
+  $("flag-count").textContent = `${open} ${T.flagged_count}`;
 }
 
-function sideName(sheet, s) { return sheet.sides[s] ? sheet.sides[s].name : `${T.side} ${s + 1}`; }
+function where(k) {
+  const [s, c, rowId] = k.split("/");
+  const sheet = editor.sheet;
+  const rules = editor.rules;
+  const row = rules.rows.find((x) => x.id === rowId);
+  const col = rules.columns > 1 ? ` · ${rules.column_names[Number(c)]}` : "";
+  return `${sheet.sides[Number(s)].name}${col} · ${row ? row.label : T.total}`;
+}
 
-// One line per flagged cell: where, what was read, and buttons for the likely values.
-function renderReview(result, rules) {
-  const root = $("review");
-  root.replaceChildren();
-  for (const r of result.review || []) {
-    const row = rules.rows.find((x) => x.id === r.row);
-    const label = row ? row.label : T.total;
-    const col = rules.columns > 1 ? ` ${rules.column_names[r.column]}` : "";
-    const choices = [r.read, ...(r.alternatives || [])].filter(
-      (v, i, a) => v !== null && v !== undefined && a.indexOf(v) === i);
-    const buttons = choices.map((v) => el("button", {
-      type: "button", class: "chip", text: cellText(v),
-      onclick: () => editor.setCell(r.side, r.column, r.row, v) }));
-    const pct = typeof r.confidence === "number" ? ` ${Math.round(r.confidence * 100)}%` : "";
-    root.append(el("div", { class: "review-line" },
-      el("span", { text: `${sideName(result, r.side)}${col} · ${label}:${pct}` }), ...buttons));
-  }
+function goNext(afterKey) {
+  const open = editor.openFlags().filter((k) => k !== afterKey);
+  if (open.length) editor.focusCell(open[0]); else showPanel(null, null);
+}
+
+// The panel for the cell in focus: what was read, how sure, and one-tap choices.
+function showPanel(k, flag) {
+  current = k;
+  const panel = $("review");
+  if (!k || !flag) { panel.hidden = true; return; }
+  const choices = [flag.read, ...(flag.alternatives || [])].filter(
+    (v, i, a) => v !== null && v !== undefined && a.findIndex((w) => cellText(w) === cellText(v)) === i);
+  const pct = typeof flag.confidence === "number" ? ` (${Math.round(flag.confidence * 100)} %)` : "";
+  const chips = choices.map((v) => el("button", {
+    type: "button", class: "chip", text: cellText(v),
+    onmousedown: (ev) => ev.preventDefault(),  // keep the cell focused
+    onclick: () => { editor.setCell(k, v); goNext(k); } }));
+  panel.replaceChildren(
+    el("div", { class: "review-where" }, el("strong", { text: where(k) }),
+       el("span", { text: `${T.read_as}: ${cellText(flag.read) || "–"}${pct}` })),
+    el("div", { class: "chips" }, ...chips,
+       el("button", { type: "button", class: "chip next", text: T.next + " ▸",
+                      onmousedown: (ev) => ev.preventDefault(), onclick: () => goNext(k) })));
+  panel.hidden = false;
 }
 
 async function showResult(result) {
@@ -49,20 +65,22 @@ async function showResult(result) {
   $("result").hidden = false;
   if (result.image) $("overlay").src = result.image;
   $("overlay").parentElement.hidden = !result.image;
-  editor = new SheetEditor($("sheet"), { rules, sheet, review: result.review, written: true,
-                                         onChange: changed });
+  editor = new SheetEditor($("sheet"), {
+    rules, sheet, review: result.review, written: true, onChange: changed,
+    onFocus: (k, flag) => showPanel(k, flag) });
   settler = new Settler((report) => {
     $("settle-status").textContent = "";
+    $("settle-status").className = "msg";
     editor.applyReport(report);
     renderSummary($("summary"), report);
   }, (message) => {
     $("settle-status").textContent = message;
     $("settle-status").className = "msg bad";
   });
-  renderReview(result, rules);
   $("variant-field").hidden = rules.all_variants.length === 0;
   variantBoxes($("variants"), rules, sheet.variant, async (variants) => {
     editor.setRules(await fetchRules(sheet.game, variants));
+    showPanel(null, null);
   });
   changed();
 }
@@ -86,6 +104,7 @@ $("photo").addEventListener("change", async () => {
   $("status").textContent = "";
   await showResult(r.data);
 });
+$("first-flag").addEventListener("click", () => goNext(null));
 $("stake").addEventListener("input", () => editor && changed());
 $("currency").addEventListener("input", () => editor && changed());
 $("save").addEventListener("click", () => saveToLedger(body(), $("settle-status")));

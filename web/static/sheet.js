@@ -76,6 +76,7 @@ class SheetEditor {
     this.checked = new Set();
     this.written = !!options.written;
     this.onChange = options.onChange || (() => {});
+    this.onFocus = options.onFocus || (() => {});
     this.normalise();
     this.render();
   }
@@ -106,9 +107,7 @@ class SheetEditor {
 
   getSheet() { return JSON.parse(JSON.stringify(this.sheet)); }
 
-  flaggedOpen() {
-    return [...this.review.keys()].filter((k) => !this.checked.has(k)).length;
-  }
+  flaggedOpen() { return this.openFlags().length; }
 
   render() {
     const rules = this.rules;
@@ -167,7 +166,7 @@ class SheetEditor {
       });
       foot.append(wt);
     }
-    const pts = el("tr", { class: "points" }, el("th", { class: "lab", text: T.points }));
+    const pts = el("tr", { class: "points" }, el("th", { class: "lab", text: T.points_short }));
     this.sheet.sides.forEach((side, s) => pts.append(
       el("td", { colspan: cols, class: "pts", "data-points": s })));
     foot.append(pts);
@@ -211,17 +210,33 @@ class SheetEditor {
       if (flag) { this.checked.add(k); td.classList.add("checked"); }
       this.onChange(this.getSheet());
     });
+    input.addEventListener("focus", () => this.onFocus(k, flag || null));
     input.addEventListener("blur", () => {
       if (parseCell(input.value, row).value === "x") input.value = "x";
     });
     return td;
   }
 
-  setCell(s, c, rowId, value) {
-    const input = this.table.querySelector(`input[data-key="${this.key(s, c, rowId)}"]`);
+  input(k) { return this.table.querySelector(`input[data-key="${k}"]`); }
+
+  setCell(k, value) {
+    const input = this.input(k);
     if (!input) return;
     input.value = cellText(value);
     input.dispatchEvent(new Event("input"));
+  }
+
+  // Flagged cells not yet looked at, in table order (row by row, left to right).
+  openFlags() {
+    return [...this.table.querySelectorAll("td.flag:not(.checked) input")].map(
+      (i) => i.dataset.key);
+  }
+
+  focusCell(k) {
+    const input = this.input(k);
+    if (!input) return;
+    input.scrollIntoView({ block: "center", inline: "center" });
+    input.focus({ preventScroll: true });
   }
 
   // Show the server's settlement: totals, column winners, points, problem cells.

@@ -1,0 +1,240 @@
+"""A real phone-sized browser (Debian's chromium via Playwright) against a live server.
+
+Screenshots of every page go to pytest's tmp dir and are copied to /tmp/web-shots/
+for a person to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS_COPY = Path("/tmp/web-shots")
+SAMPLES = Path(__file__).parents[1] / "samples" / "photos"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium"
+                       " (apt install chromium)"),
+]
+playwright_api = pytest.importorskip("playwright.sync_api", reason="needs playwright for Python")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import uvicorn
+
+    from web.app import create_app
+    from web.config import WebConfig
+
+    db = tmp_path_factory.mktemp("data") / "ledger.sqlite3"
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(create_app(WebConfig(db_path=db)), host="127.0.0.1",
+                                        port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("shots")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server: str):
+    context = browser.new_context(viewport={"width": 375, "height": 812},
+                                  device_scale_factor=2, is_mobile=True, has_touch=True,
+                                  accept_downloads=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda err: errors.append(str(err)))
+    pg.set_default_timeout(15000)
+    pg.base = server
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def snap(page, shots: Path, name: str) -> None:
+    path = shots / f"{name}.png"
+    page.evaluate("window.scrollTo(0, 0)")  # sticky tab bar would sit mid-page otherwise
+    page.screenshot(path=str(path), full_page=True)
+    SHOTS_COPY.mkdir(exist_ok=True)
+    shutil.copy(path, SHOTS_COPY / path.name)
+
+
+def no_sideways_scroll(page) -> None:
+    """The page itself fits 375 px; only the sheet table may scroll sideways."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"page is {width} px wide on a 375 px phone"
+
+
+def test_home_and_language_switch(page, shots: Path) -> None:
+    page.goto(page.base + "/")
+    assert page.locator("html").get_attribute("lang") == "de"
+    no_sideways_scroll(page)
+    snap(page, shots, "1-home-de")
+    page.click("a[hreflang=en]")
+    page.wait_for_selector("text=Keep score live")
+    snap(page, shots, "1-home-en")
+    page.click("a[hreflang=de]")
+    page.wait_for_selector("text=Tafel: live mitschreiben")
+
+
+def test_tafel_live_sums_checks_and_points(page, shots: Path) -> None:
+    page.goto(page.base + "/tafel")
+    page.wait_for_selector("#setup-variants input")
+    snap(page, shots, "2-tafel-setup")
+    page.fill("#players", "Anna\nBen")
+    page.click("#setup button[type=submit]")
+    cell = "input[data-key='{}']".format
+    page.fill(cell("0/0/nines"), "3")
+    page.fill(cell("1/0/nines"), "2")
+    page.fill(cell("1/1/tens"), "4")
+    sums = page.locator("td.sum")
+    page.wait_for_function("document.querySelector(\"td[data-sum='1/1']\").textContent === '4'")
+    assert sums.nth(0).inner_text().startswith("3")
+    assert page.locator("td[data-points='0']").inner_text() == "-1"
+    assert page.locator("td[data-points='1']").inner_text() == "+1"
+    # A value the row does not allow is marked at once.
+    page.fill(cell("0/1/nines"), "7")
+    assert "bad" in page.locator(cell("0/1/nines")).locator("xpath=..").get_attribute("class")
+    page.wait_for_selector("#summary .problems li")
+    assert "7" in page.locator("#summary .problems").inner_text()
+    page.fill(cell("0/1/nines"), "0")  # written 0 = struck
+    page.locator(cell("0/1/nines")).blur()
+    assert page.locator(cell("0/1/nines")).input_value() == "x"
+    page.fill("#stake", "0.50")
+    page.wait_for_selector("#summary .transfers li")
+    assert "Anna zahlt Ben" in page.locator("#summary .transfers").inner_text()
+    no_sideways_scroll(page)
+    snap(page, shots, "2-tafel")
+    # The game survives a reload (kept in the browser).
+    page.reload()
+    page.wait_for_function("document.querySelector(\"td[data-sum='1/1']\").textContent === '4'")
+    page.click("#save")
+    page.wait_for_selector("#status.good")
+
+
+def test_print_downloads_a_pdf(page, shots: Path) -> None:
+    page.goto(page.base + "/print")
+    page.fill("textarea[name=names]", "Anna\nBen\nCora")
+    page.fill("input[name=serial]", "TEST")
+    no_sideways_scroll(page)
+    snap(page, shots, "3-print")
+    with page.expect_download() as info:
+        page.click("#print button[type=submit]")
+    download = info.value
+    assert download.suggested_filename == "escalero-escalero-test-001.pdf"
+    assert Path(download.path()).read_bytes().startswith(b"%PDF")
+
+
+def sample_photo() -> Path | None:
+    photos = sorted(p for p in SAMPLES.glob("*") if p.suffix.lower() in (".jpg", ".jpeg"))
+    return photos[0] if photos else None
+
+
+def scanner_ready() -> str | None:
+    """Why the scan flow cannot run here, or None."""
+    if sample_photo() is None:
+        return "no committed sample photo in samples/photos/ yet"
+    try:
+        from scan.recognize import get_recognizer
+
+        get_recognizer("default")
+    except Exception as err:  # the scanner or its model is not there yet
+        return f"the scanner cannot run yet: {err}"
+    return None
+
+
+def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) -> None:
+    reason = scanner_ready()
+    if reason:
+        pytest.skip(reason)
+    photo = sample_photo()
+    page.goto(page.base + "/scan")
+    no_sideways_scroll(page)
+    snap(page, shots, "4-scan-empty")
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#result:not([hidden])", timeout=60000)
+    page.wait_for_selector("#summary .amounts li")
+    assert page.locator("#overlay").get_attribute("src").startswith("data:image/jpeg")
+    no_sideways_scroll(page)
+    snap(page, shots, "5-scan-result")
+
+    def payout() -> str:
+        return page.locator("#summary .amounts").inner_text()
+
+    flagged = page.locator("td.flag input")
+    candidates = ([flagged.nth(i) for i in range(flagged.count())]
+                  or [page.locator("td.c input").first])
+    rules = json.loads(page.evaluate("JSON.stringify(editor.rules)"))
+    changed = False
+    for box in candidates:
+        row_id = box.get_attribute("data-key").split("/")[2]
+        row = next((r for r in rules["rows"] if r["id"] == row_id), None)
+        values = [str(v) for v in (row["allowed"] if row else [])] + ["x"]
+        before = payout()
+        for value in values:
+            box.fill(value)
+            try:
+                page.wait_for_function(
+                    "(b) => document.querySelector('#summary .amounts').innerText !== b",
+                    arg=before, timeout=1500)
+            except playwright_api.TimeoutError:
+                continue
+            changed = True
+            break
+        if changed:
+            break
+    assert changed, "no correction of a flagged cell changed the payout on the page"
+    # What the page shows is what the server settles for the edited sheet.
+    shown = page.locator("#summary .amounts").inner_text()
+    sheet = json.loads(page.evaluate("JSON.stringify(editor.getSheet())"))
+    settled = page.request.post(server + "/api/settle",
+                                data={"sheet": sheet, "stake": "0.50", "currency": "EUR"})
+    for name, amount in settled.json()["money"]["players"].items():
+        assert re.search(rf"{re.escape(name)}\s+\+?{re.escape(amount)} EUR", shown), (name, shown)
+    snap(page, shots, "6-scan-corrected")
+    page.click("#save")
+    page.wait_for_selector("#settle-status.good")
+    if sheet.get("serial"):
+        page.once("dialog", lambda d: d.accept())
+        page.click("#save")
+        page.wait_for_function("document.querySelector('#settle-status').className.includes('good')")
+    page.goto(page.base + "/ledger")
+    no_sideways_scroll(page)
+    snap(page, shots, "7-ledger")
