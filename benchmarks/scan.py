@@ -1,0 +1,336 @@
+"""Scanner accuracy and speed on fresh synthetic phone photos with known truth.
+
+    python -m benchmarks.scan --n 200 --level harsh [--recognizer default|tesseract|both]
+
+Photos come from samples.make_photos with evaluation writers only (digit shapes the
+trained reader never saw) and seeds far from those of samples/photos. They are made
+first (in parallel with --jobs) and cached per seed, so making them never counts as scan
+time. Each photo is then scanned one at a time and compared cell by cell with its truth:
+
+- cell accuracy: cells (entries and written totals, empty ones included) read right;
+- flagged: cells the scanner asks a person to check, per sheet;
+- silent errors: cells read wrong and *not* flagged, per sheet, and the share of sheets
+  with any (the number that must be zero);
+- payout right, nothing to review: the sheet's points equal the truth's and no cell is
+  flagged (the photo needs no person at all);
+- failed: photos refused (an EscaleroError, e.g. "too blurred") or crashed;
+- time per photo (median, p95) next to the time to merely decode the same JPEG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from samples.make_photos import Request, make_photo, write_photo
+from scoring.rulesets import get_ruleset
+
+# samples/photos and the tests use small seeds; these never meet them.
+SEED_BASE = {"mild": 910_000, "harsh": 920_000}
+CACHE = Path(tempfile.gettempdir()) / "escalero-bench-photos"
+
+Cell = tuple[int, int, str]  # side, column, row id ("total" for a written total)
+
+
+@dataclass
+class Outcome:
+    """One photo scanned by one recognizer, compared with the truth."""
+
+    name: str
+    seconds: float
+    failure: str | None = None  # "refused: ..." or "crashed: ..."
+    cells: int = 0
+    correct: int = 0
+    filled: int = 0
+    filled_correct: int = 0
+    flagged: int = 0
+    silent: list[dict[str, Any]] = field(default_factory=list)
+    payout_right: bool = False
+
+    @property
+    def clean(self) -> bool:
+        """Right payout and nothing for a person to check."""
+        return self.failure is None and self.payout_right and self.flagged == 0
+
+
+# --- photos ---------------------------------------------------------------------------------
+
+
+def _make_one(req: Request, out: Path) -> tuple[Path, float]:
+    path = out / f"{req.name}.jpg"
+    if path.exists() and path.with_suffix(".json").exists():
+        return path, 0.0
+    t0 = time.perf_counter()
+    write_photo(make_photo(req), out)
+    return path, time.perf_counter() - t0
+
+
+def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels: float | None
+                ) -> tuple[list[Path], float]:
+    """Make (or reuse from `out`) n evaluation photos; returns paths and seconds spent."""
+    out.mkdir(parents=True, exist_ok=True)
+    reqs = [Request(seed=seed, index=i, level=level, split="eval", megapixels=megapixels)
+            for i in range(n)]
+    t0 = time.perf_counter()
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            done = list(pool.map(_make_one, reqs, [out] * n))
+    else:
+        done = []
+        for i, req in enumerate(reqs):
+            done.append(_make_one(req, out))
+            print(f"\rmaking photos {i + 1}/{n}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+    return [p for p, _ in done], time.perf_counter() - t0
+
+
+# --- scanning -------------------------------------------------------------------------------
+
+Scanner = Callable[[Path], dict[str, Any]]
+
+
+def scanner_for(recognizer: str) -> tuple[Scanner, str]:
+    """The in-process scanner if scan.pipeline exists, else the `escalero scan` command."""
+    try:
+        from scan.pipeline import ScanOptions, scan_photo
+    except ImportError as err:
+        exe = shutil.which("escalero") or str(Path(sys.executable).parent / "escalero")
+
+        def run_cli(path: Path) -> dict[str, Any]:
+            proc = subprocess.run([exe, "scan", "--json", "--recognizer", recognizer, str(path)],
+                                  capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                last = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+                raise _Refused(last[0])
+            return json.loads(proc.stdout)
+
+        return run_cli, f"`escalero scan` command (scan.pipeline not importable: {err})"
+
+    options = ScanOptions(recognizer=recognizer)
+    return (lambda path: scan_photo(str(path), options).to_json()), "scan.pipeline.scan_photo"
+
+
+class _Refused(Exception):
+    """The command-line scanner exited with an error (its message is the argument)."""
+
+
+def truth_cells(sheet: dict[str, Any]) -> dict[Cell, Any]:
+    """Every cell of the sheet (entries and written totals) with its true content."""
+    rules = get_ruleset(sheet["game"], sheet.get("variant", ()))
+    cells: dict[Cell, Any] = {}
+    for s, side in enumerate(sheet["sides"]):
+        for c in range(rules.columns):
+            column = side["columns"][c] if c < len(side["columns"]) else {}
+            for row in rules.row_ids:
+                cells[(s, c, row)] = _norm(column.get(row))
+            totals = side.get("written_totals") or []
+            cells[(s, c, "total")] = _norm(totals[c] if c < len(totals) else None)
+    return cells
+
+
+def _norm(value: Any) -> Any:
+    """Struck in any spelling (and a written 0 in a cell) compares as "x"."""
+    if value == 0 or (isinstance(value, str) and value.lower() in ("x", "-", "/")):
+        return "x"
+    return value
+
+
+def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str, Any]
+            ) -> Outcome:
+    want = truth_cells(truth["sheet"])
+    try:
+        got = truth_cells({**truth["sheet"], "sides": scanned["sides"]})
+    except (KeyError, IndexError, TypeError):
+        return Outcome(name, seconds, failure="crashed: scan JSON lacks sides/columns")
+    flagged = {(r["side"], r["column"], r["row"]) for r in scanned.get("review", [])}
+    out = Outcome(name, seconds, cells=len(want), flagged=len(flagged & set(want)))
+    for cell, value in want.items():
+        right = got.get(cell) == value
+        out.correct += right
+        if value is not None:
+            out.filled += 1
+            out.filled_correct += right
+        if not right and cell not in flagged:
+            out.silent.append({"cell": list(cell), "truth": value, "read": got.get(cell)})
+    points = scanned.get("settlement", {}).get("points")
+    out.payout_right = points == truth["expected"]["settlement"]["points"]
+    return out
+
+
+def scan_all(paths: Sequence[Path], scanner: Scanner, label: str) -> list[Outcome]:
+    from scoring.errors import EscaleroError
+
+    outcomes = []
+    for i, path in enumerate(paths):
+        truth = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        t0 = time.perf_counter()
+        try:
+            scanned = scanner(path)
+        except (EscaleroError, _Refused) as err:
+            outcomes.append(Outcome(path.stem, time.perf_counter() - t0,
+                                    failure=f"refused: {err}"))
+        except Exception as err:  # a crash is a finding, not the end of the benchmark
+            outcomes.append(Outcome(path.stem, time.perf_counter() - t0,
+                                    failure=f"crashed: {type(err).__name__}: {err}"))
+        else:
+            outcomes.append(compare(path.stem, time.perf_counter() - t0, truth, scanned))
+        print(f"\rscanning ({label}) {i + 1}/{len(paths)}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    return outcomes
+
+
+def decode_times(paths: Sequence[Path]) -> list[float]:
+    times = []
+    for path in paths:
+        t0 = time.perf_counter()
+        img = cv2.imread(str(path))
+        times.append(time.perf_counter() - t0)
+        assert img is not None, path
+    return times
+
+
+# --- report ---------------------------------------------------------------------------------
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))] if s else float("nan")
+
+
+def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, Any]:
+    ok = [o for o in outcomes if o.failure is None]
+    n = len(outcomes)
+    cells = sum(o.cells for o in ok)
+    filled = sum(o.filled for o in ok)
+    times = [o.seconds for o in outcomes]
+    med_decode = statistics.median(decode[:n]) if decode else float("nan")
+    return {
+        "photos": n,
+        "scanned": len(ok),
+        "failed": n - len(ok),
+        "cell_accuracy": sum(o.correct for o in ok) / cells if cells else float("nan"),
+        "filled_cell_accuracy": (sum(o.filled_correct for o in ok) / filled
+                                 if filled else float("nan")),
+        "flagged_per_sheet": statistics.mean(o.flagged for o in ok) if ok else float("nan"),
+        "silent_errors_per_sheet": (statistics.mean(len(o.silent) for o in ok)
+                                    if ok else float("nan")),
+        "sheets_with_silent_errors": (sum(bool(o.silent) for o in ok) / len(ok)
+                                      if ok else float("nan")),
+        "payout_right": sum(o.payout_right for o in ok) / n if n else float("nan"),
+        "payout_right_nothing_to_review": sum(o.clean for o in outcomes) / n if n else 0.0,
+        "scan_median_s": statistics.median(times) if times else float("nan"),
+        "scan_p95_s": _pct(times, 0.95),
+        "decode_median_s": med_decode,
+        "decode_p95_s": _pct(decode[:n], 0.95),
+        "scan_over_decode": (statistics.median(times) / med_decode
+                             if times and med_decode else float("nan")),
+    }
+
+
+ROWS = (
+    ("photos", "photos", "{:d}"),
+    ("failed", "failed (refused or crashed)", "{:d}"),
+    ("cell_accuracy", "cell accuracy (all cells)", "{:.2%}"),
+    ("filled_cell_accuracy", "cell accuracy (written cells)", "{:.2%}"),
+    ("flagged_per_sheet", "cells flagged for review / sheet", "{:.2f}"),
+    ("silent_errors_per_sheet", "silent errors / sheet", "{:.3f}"),
+    ("sheets_with_silent_errors", "sheets with any silent error", "{:.1%}"),
+    ("payout_right", "payout right", "{:.1%}"),
+    ("payout_right_nothing_to_review", "payout right, nothing to review", "{:.1%}"),
+    ("scan_median_s", "scan time median (s)", "{:.3f}"),
+    ("scan_p95_s", "scan time p95 (s)", "{:.3f}"),
+    ("decode_median_s", "JPEG decode median (s)", "{:.3f}"),
+    ("decode_p95_s", "JPEG decode p95 (s)", "{:.3f}"),
+    ("scan_over_decode", "scan / decode (median)", "{:.1f}x"),
+)
+
+
+def format_table(results: dict[str, dict[str, Any]]) -> str:
+    names = list(results)
+    width = max(len(label) for _, label, _ in ROWS) + 2
+    lines = [" " * width + "".join(f"{n:>14}" for n in names)]
+    for key, label, fmt in ROWS:
+        cells = []
+        for n in names:
+            v = results[n][key]
+            cells.append(f"{fmt.format(v) if v == v else 'n/a':>14}")  # v != v: NaN
+        lines.append(f"{label:<{width}}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def failures_text(outcomes: Sequence[Outcome], limit: int = 8) -> list[str]:
+    lines = [f"  {o.name}: {o.failure}" for o in outcomes if o.failure][:limit]
+    for o in outcomes:
+        for s in o.silent:
+            if len(lines) >= 2 * limit:
+                return lines
+            lines.append(f"  {o.name}: silent error at {tuple(s['cell'])}: "
+                         f"read {s['read']!r}, truth {s['truth']!r}")
+    return lines
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.scan", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--n", type=int, default=200, help="photos (default 200)")
+    p.add_argument("--level", choices=("mild", "harsh"), default="harsh")
+    p.add_argument("--recognizer", choices=("default", "tesseract", "both"), default="both")
+    p.add_argument("--n-tesseract", type=int, default=20,
+                   help="photos for tesseract, which is slow (default 20)")
+    p.add_argument("--jobs", type=int, default=1, help="processes that make the photos")
+    p.add_argument("--seed", type=int, help="photo seed (default: fixed per level)")
+    p.add_argument("--megapixels", type=float, help="fix the photo size (default: 2-12 MP)")
+    p.add_argument("--keep", type=Path, help="make/keep the photos here (default: a cache)")
+    p.add_argument("--json", type=Path, help="write every per-photo outcome here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    seed = args.seed if args.seed is not None else SEED_BASE[args.level]
+    mp = f"-{args.megapixels:g}mp" if args.megapixels else ""
+    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}"
+    paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels)
+    print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
+          file=sys.stderr)
+    decode = decode_times(paths)
+    recognizers = ["default", "tesseract"] if args.recognizer == "both" else [args.recognizer]
+    if "tesseract" in recognizers and shutil.which("tesseract") is None:
+        print("tesseract is not installed: skipping its column", file=sys.stderr)
+        recognizers.remove("tesseract")
+    results: dict[str, dict[str, Any]] = {}
+    details: dict[str, list[dict[str, Any]]] = {}
+    notes = []
+    for rec in recognizers:
+        scanner, how = scanner_for(rec)
+        subset = paths[: args.n_tesseract] if rec == "tesseract" else paths
+        outcomes = scan_all(subset, scanner, rec)
+        results[rec] = summary(outcomes, decode)
+        details[rec] = [o.__dict__ | {"clean": o.clean} for o in outcomes]
+        notes.append(f"{rec}: scanned with {how}")
+        notes.extend(failures_text(outcomes))
+    print(f"benchmarks.scan: level {args.level}, seed {seed}, eval writers, "
+          f"photos {args.megapixels or '2-12'} MP")
+    print(format_table(results))
+    print("\n".join(notes))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": results, "photos": details}, indent=1,
+                                        default=str) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

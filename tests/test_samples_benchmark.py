@@ -1,0 +1,68 @@
+"""benchmarks.scan: the comparison with the truth counts what it claims to count."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+
+from benchmarks import scan as bench
+from samples.games import GameSpec, expected_settlement, play_game
+
+
+def _truth() -> dict:
+    game = play_game(GameSpec(sides=2, total_share=1.0, wrong_total_share=0.0),
+                     np.random.default_rng(2))
+    return {"sheet": game.sheet, "expected": expected_settlement(game.sheet)}
+
+
+def _scanned(sheet: dict, review: list | None = None) -> dict:
+    return {**copy.deepcopy(sheet), "review": review or [], **expected_settlement(sheet)}
+
+
+def test_a_perfect_scan_is_clean() -> None:
+    truth = _truth()
+    out = bench.compare("p", 0.1, truth, _scanned(truth["sheet"]))
+    assert out.cells == 2 * 3 * 11 and out.correct == out.cells and not out.silent
+    assert out.flagged == 0 and out.payout_right and out.clean
+
+
+def test_wrong_cells_are_silent_unless_flagged() -> None:
+    truth = _truth()
+    wrong = copy.deepcopy(truth["sheet"])
+    wrong["sides"][0]["columns"][2]["poker"] = 0 if truth["sheet"]["sides"][0]["columns"][2][
+        "poker"] != "x" else 45  # a written 0 means struck, so 0 vs "x" is not an error
+    wrong["sides"][1]["columns"][0]["nines"] = 9
+    flag = [{"side": 1, "column": 0, "row": "nines", "read": 9}]
+    out = bench.compare("p", 0.1, truth, _scanned(wrong, flag))
+    assert out.correct == out.cells - 2 and out.flagged == 1
+    assert [s["cell"] for s in out.silent] == [[0, 2, "poker"]]
+    assert not out.clean
+
+
+def test_zero_reads_as_struck_and_missing_sides_count_as_wrong() -> None:
+    truth = _truth()
+    sheet = copy.deepcopy(truth["sheet"])
+    for side in sheet["sides"]:
+        for column in side["columns"]:
+            for row, value in column.items():
+                if value == "x":
+                    column[row] = 0
+    assert bench.compare("p", 0.1, truth, _scanned(sheet)).silent == []
+    half = {**_scanned(truth["sheet"]), "sides": truth["sheet"]["sides"][:1]}
+    out = bench.compare("p", 0.1, truth, half)
+    assert out.correct == out.cells // 2 + sum(
+        1 for c in bench.truth_cells(truth["sheet"]).items() if c[0][0] == 1 and c[1] is None)
+
+
+def test_summary_and_table() -> None:
+    truth = _truth()
+    good = bench.compare("a", 1.0, truth, _scanned(truth["sheet"]))
+    failed = bench.Outcome("b", 3.0, failure="refused: too blurred")
+    s = bench.summary([good, failed], [0.1, 0.1])
+    assert s["failed"] == 1 and s["cell_accuracy"] == 1.0
+    assert s["payout_right_nothing_to_review"] == 0.5
+    assert math.isclose(s["scan_over_decode"], 20.0)
+    table = bench.format_table({"default": s})
+    assert "silent errors / sheet" in table and "50.0%" in table
