@@ -183,3 +183,14 @@ def test_layout_from_code():
 def test_encode_rejects_bad_serial():
     with pytest.raises(SheetOptionError):
         encode_code(LayoutSpec(), "a/b")
+
+
+def test_markers_and_qr_depend_only_on_paper_and_orientation():
+    # The scanner looks for the QR code before it knows the layout (scan.geometry.page_frames).
+    frames: dict[tuple[str, str], tuple] = {}
+    for spec in SPECS:
+        layout = build_layout(spec)
+        frame = (layout.width, layout.height, layout.markers, layout.qr)
+        assert frames.setdefault((spec.paper, layout.orientation), frame) == frame
+    marker_sets = [f[2] for f in frames.values()]
+    assert len(set(marker_sets)) == len(marker_sets)

@@ -127,3 +127,38 @@ def test_marker_bits_are_the_dictionary_patterns():
         expected = dictionary.generateImageMarker(marker_id, 6, borderBits=1) < 128
         assert np.array_equal(bits, expected)
     assert not np.array_equal(marker_bits(0), marker_bits(1))
+
+
+@pytest.mark.parametrize("spec", [SPECS[0], SPECS[3], SPECS[6]], ids=lambda s: s.paper)
+def test_survives_a_rough_phone_photo(spec):
+    """Perspective, blur, dim light, noise and JPEG at ~150 dpi: markers found, and the QR
+    decodes from the marker-rectified crop of its box."""
+    rng = np.random.default_rng(7)
+    layout = build_layout(spec)
+    (image,) = pages(render_pdf(layout, ["PH-1"]))
+    h, w = image.shape[:2]
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+    for _ in range(3):
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = (src + rng.uniform(-0.08, 0.08, (4, 2)) * [w, h] + [0.1 * w, 0.1 * h])
+        warp = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+        photo = cv2.warpPerspective(image, warp, (int(1.2 * w), int(1.2 * h)),
+                                    borderValue=(90, 110, 120))
+        photo = cv2.GaussianBlur(photo, (0, 0), 1.2) * rng.uniform(0.7, 1.0)
+        photo = np.clip(photo + rng.normal(0, 6, photo.shape), 0, 255).astype(np.uint8)
+        photo = cv2.imdecode(cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 70])[1], 1)
+
+        corners, ids, _ = detector.detectMarkers(photo)
+        found = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners, strict=True)}
+        assert sorted(found) == [0, 1, 2, 3]
+        px = 8.0
+        photo_pts = np.float32([found[m.id][k] for m in layout.markers for k in range(4)])
+        sheet_pts = np.float32([np.array(m.corners[k]) * px for m in layout.markers
+                                for k in range(4)])
+        hom, _ = cv2.findHomography(photo_pts, sheet_pts)
+        flat = cv2.warpPerspective(photo, hom, (int(layout.width * px), int(layout.height * px)))
+        box = layout.qr.grow(2.5)
+        crop = flat[int(box.y * px):int(box.bottom * px), int(box.x * px):int(box.right * px)]
+        payload, _, _ = cv2.QRCodeDetector().detectAndDecode(crop)
+        assert decode_code(payload) == (spec, "PH-1")
