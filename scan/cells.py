@@ -52,11 +52,12 @@ def cut_crops(page: np.ndarray, snapped: Sequence[SnappedSlot], geom: SheetGeome
     rules = geom.ruleset
     crops = []
     h, w = page.shape[:2]
-    m = CELL_MARGIN_MM * PX_PER_MM
+    m = round(CELL_MARGIN_MM * PX_PER_MM)
     for s in snapped:
         x, y, bw, bh = (v * PX_PER_MM for v in s.box)
-        x0, y0 = round(x - m), round(y - m)
-        x1, y1 = round(x + bw + m), round(y + bh + m)
+        wpx, hpx = round(bw), round(bh)
+        x0, y0 = round(x) - m, round(y) - m
+        x1, y1 = x0 + wpx + 2 * m, y0 + hpx + 2 * m
         crop = page[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
         if crop.shape[:2] != (y1 - y0, x1 - x0):  # off the page: pad with paper white
             full = np.full((y1 - y0, x1 - x0, 3), 255, np.uint8)
@@ -64,7 +65,7 @@ def cut_crops(page: np.ndarray, snapped: Sequence[SnappedSlot], geom: SheetGeome
                  max(0, -x0):max(0, -x0) + crop.shape[1]] = crop
             crop = full
         allowed = None if s.slot.is_total else tuple(rules.row(s.slot.row).allowed)
-        box_px = (round(x) - x0, round(y) - y0, round(bw), round(bh))
+        box_px = (m, m, wpx, hpx)
         crops.append(CellCrop(np.ascontiguousarray(crop), allowed, box_px))
     return crops
 

@@ -123,11 +123,11 @@ def _refine(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return np.where((moved < side / 8)[:, None], refined, corners).astype(np.float32)
 
 
-def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
-                  frames: Sequence[PageFrame]) -> QrHit | None:
-    """Decode the QR code where each known page frame puts it (a small local warp)."""
+def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]
+               ) -> list[tuple[float, np.ndarray, PageFrame]]:
+    """The page frames the detected markers fit, best first: (rms px, mm->px, frame)."""
     if len(markers) < 2:
-        return None
+        return []
     fits = []
     for frame in frames:
         src, dst = [], []
@@ -141,8 +141,14 @@ def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
                                    for h in markers]))
         if err < 0.1 * marker_px:
             fits.append((err, hom, frame))
+    return sorted(fits, key=lambda f: f[0])
+
+
+def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
+                  frames: Sequence[PageFrame]) -> QrHit | None:
+    """Decode the QR code where each known page frame puts it (a small local warp)."""
     detector = cv2.QRCodeDetector()
-    for _err, hom, frame in sorted(fits, key=lambda f: f[0]):
+    for _err, hom, frame in frame_fits(markers, frames):
         x, y, w, h = frame.qr_box
         pad = QR_PAD_MM
         # photo px -> local crop px: the QR box plus a margin, at QR_PX_PER_MM, upright.

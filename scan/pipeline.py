@@ -20,8 +20,17 @@ from scan import cells as cells_mod
 from scan import locate
 from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
 from scan.load import load_photo
-from scan.rectify import Rectified, SnappedSlot, rectify, snap_slots
-from scoring.errors import EscaleroError, SheetNotFoundError
+from scan.rectify import (
+    MAX_BLUR_MM,
+    TOO_BLURRED,
+    Rectified,
+    SnappedSlot,
+    check_markers_sharp,
+    outline_blur_mm,
+    rectify,
+    snap_slots,
+)
+from scoring.errors import EscaleroError, SheetNotFoundError, UnreadableSheetError
 from scoring.model import Sheet
 from scoring.report import settle_report
 
@@ -137,6 +146,17 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     if len(markers) < 3:
         with timer.stage("outline"):
             outline = locate.find_outline(image)
+    if qr is None:
+        # An unreadable code on a blurred photo: say "blurred", not "name the layout".
+        fits = locate.frame_fits(markers, page_frames())
+        if fits:
+            _err, hom, frame = fits[0]
+            check_markers_sharp(image, hom, [(m.cx - m.size / 2, m.cy - m.size / 2, m.size,
+                                              m.size) for m in frame.markers])
+        elif len(markers) < 2 and outline is not None:
+            blur = outline_blur_mm(image, outline)
+            if blur is not None and blur > MAX_BLUR_MM:
+                raise UnreadableSheetError(TOO_BLURRED)
     geom, source = resolve_geometry(qr, options.layout,
                                     bool(markers) or outline is not None or qr is not None)
     geom = _with_names(geom, options.names)

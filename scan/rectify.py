@@ -20,7 +20,8 @@ PX_PER_MM = 10.0  # the cell-reading contract's resolution (CELL_PX_PER_MM)
 MIN_PHOTO_PX_PER_MM = 4.0  # below this a 0.5 mm pen stroke is a pixel or two: refuse
 MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
-MIN_LINES_FOUND = 0.5  # fraction of cell edges that must show their grid line
+MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
+MAX_STRETCH_MM = 0.8  # opposite lines of one cell may move apart at most this much
 
 TOO_SMALL = ("sheet too small in the photo to read safely: move closer so the sheet fills "
              "the picture")
@@ -52,7 +53,8 @@ def photo_resolution(hom: np.ndarray, geom: SheetGeometry) -> float:
     for cx, cy in ((x, y), (x + w, y), (x + w, y + h), (x, y + h)):
         pts = np.float32([[[cx, cy]], [[cx + 1, cy]], [[cx, cy + 1]]])
         p = cv2.perspectiveTransform(pts, hom).reshape(3, 2)
-        jac = abs(np.cross(p[1] - p[0], p[2] - p[0]))
+        a, b = p[1] - p[0], p[2] - p[0]
+        jac = abs(float(a[0] * b[1] - a[1] * b[0]))
         worst = min(worst, math.sqrt(float(jac)))
     return worst
 
@@ -92,6 +94,49 @@ def edge_blur_mm(page: np.ndarray, boxes: list[Box]) -> float | None:
         if slope <= 0:
             continue
         sigmas.append(contrast / (slope * math.sqrt(2 * math.pi)) / PX_PER_MM)
+    return float(np.median(sigmas)) if sigmas else None
+
+
+def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) -> None:
+    """Refuse a blurred photo from its markers alone (before the layout is known)."""
+    patches = []
+    for x, y, w, h in boxes:
+        pad = 2.0
+        to_patch = np.array([[PX_PER_MM, 0, -(x - pad) * PX_PER_MM],
+                             [0, PX_PER_MM, -(y - pad) * PX_PER_MM], [0, 0, 1]]) \
+            @ np.linalg.inv(hom)
+        size = (round((w + 2 * pad) * PX_PER_MM), round((h + 2 * pad) * PX_PER_MM))
+        patch = cv2.warpPerspective(image, to_patch, size, flags=cv2.INTER_LINEAR,
+                                    borderValue=(255, 255, 255))
+        patches.append(edge_blur_mm(patch, [(pad, pad, w, h)]))
+    blurs = [b for b in patches if b is not None]
+    if blurs and float(np.median(blurs)) > MAX_BLUR_MM:
+        raise UnreadableSheetError(TOO_BLURRED)
+
+
+def outline_blur_mm(image: np.ndarray, outline: np.ndarray, short_side_mm: float = 210.0
+                    ) -> float | None:
+    """Blur (sigma, mm) of the paper's edge against the table: used when no marker is seen."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    sides = [float(np.linalg.norm(outline[(i + 1) % 4] - outline[i])) for i in range(4)]
+    px_per_mm = min(sides) / short_side_mm
+    half = max(6, int(3 * px_per_mm))  # profile half-length: 3 mm
+    sigmas = []
+    for i in range(4):
+        a, b = outline[i], outline[(i + 1) % 4]
+        direction = (b - a) / max(np.linalg.norm(b - a), 1e-6)
+        normal = np.array([-direction[1], direction[0]])
+        for t in np.linspace(0.2, 0.8, 9):
+            centre = a + t * (b - a)
+            offs = np.arange(-half, half + 1, dtype=np.float32)
+            pts = centre[None, :] + offs[:, None] * normal[None, :]
+            prof = cv2.remap(gray, pts[:, 0].reshape(1, -1).astype(np.float32),
+                             pts[:, 1].reshape(1, -1).astype(np.float32),
+                             cv2.INTER_LINEAR).astype(np.float32).ravel()
+            contrast = float(prof.max() - prof.min())
+            slope = float(np.max(np.abs(np.diff(prof))))
+            if contrast >= 40 and slope > 0:
+                sigmas.append(contrast / (slope * math.sqrt(2 * math.pi)) / px_per_mm)
     return float(np.median(sigmas)) if sigmas else None
 
 
@@ -184,19 +229,21 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]
             _edge_offset(strength, y - d, x, x + w, vertical=False),
             _edge_offset(strength, y + h + d, x, x + w, vertical=False),
         ])
-    found = sum(v is not None for edges in raw for v in edges)
-    if found < MIN_LINES_FOUND * 4 * len(raw):
-        raise UnreadableSheetError(GRID_MISSING)
-    # The print puts lines a fixed distance outside the writable box; that bias is
-    # the same for every edge of one kind, so only the rest is paper deformation.
-    bias = []
-    for k in range(4):
-        vals = [edges[k] for edges in raw if edges[k] is not None]
-        bias.append(float(np.median(vals)) if vals else 0.0)
+    # Paper bends and shifts, but it does not stretch: a cell's two opposite lines move
+    # together. In each direction most cells must show both lines, moved together;
+    # lines of another grid (a wrong layout) rarely do.
+    for a, b in ((0, 1), (2, 3)):
+        good = sum(e[a] is not None and e[b] is not None and abs(e[b] - e[a]) < MAX_STRETCH_MM
+                   for e in raw)
+        if good < MIN_LINES_FOUND * len(raw):
+            raise UnreadableSheetError(GRID_MISSING)
     out = []
     for slot, edges in zip(geom.slots, raw, strict=True):
-        moves = [None if v is None else float(np.clip(v - bias[k], -2.0, 2.0))
-                 for k, v in enumerate(edges)]
+        moves = [None if v is None else float(v) for v in edges]
+        for a, b in ((0, 1), (2, 3)):  # an inconsistent pair: trust neither line
+            if moves[a] is not None and moves[b] is not None \
+                    and abs(moves[b] - moves[a]) >= MAX_STRETCH_MM:
+                moves[a] = moves[b] = None
         dx = _fill(moves[0], moves[1])
         dy = _fill(moves[2], moves[3])
         left = moves[0] if moves[0] is not None else dx
@@ -205,10 +252,8 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]
         bottom = moves[3] if moves[3] is not None else dy
         x, y, w, h = slot.box
         box = (x + left, y + top, w + right - left, h + bottom - top)
-        if box[2] < 0.5 * w or box[3] < 0.5 * h:  # nonsense snap: keep the layout's box
-            box = slot.box
         out.append(SnappedSlot(slot, box, max(abs(left), abs(right), abs(top), abs(bottom)),
-                               sum(v is not None for v in edges)))
+                               sum(v is not None for v in moves)))
     return tuple(out)
 
 

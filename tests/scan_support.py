@@ -90,10 +90,18 @@ def write_entry(page: np.ndarray, box: tuple[float, float, float, float], value:
     cv2.putText(page, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, INK_BGR, thick, cv2.LINE_AA)
 
 
-def photo_of(page: np.ndarray, size: tuple[int, int] = (3000, 4000), angle: float = 0.0,
-             scale: float = 0.85, tilt: float = 0.0, blur: float = 0.0, noise: float = 3.0,
-             seed: int = 0, background: tuple[int, int, int] = (70, 90, 110)) -> np.ndarray:
-    """Warp `page` into a photo of `size` (w, h): rotated by `angle` degrees, `tilt` perspective."""
+def photo_of(page: np.ndarray, **kw) -> np.ndarray:
+    """Warp `page` into a photo (see photo_with_truth)."""
+    return photo_with_truth(page, **kw)[0]
+
+
+def photo_with_truth(page: np.ndarray, size: tuple[int, int] = (3000, 4000), angle: float = 0.0,
+                     scale: float = 0.85, tilt: float = 0.0, blur: float = 0.0,
+                     noise: float = 3.0, seed: int = 0,
+                     background: tuple[int, int, int] = (70, 90, 110)
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """A photo of `size` (w, h) of `page`, rotated by `angle` degrees with `tilt` perspective,
+    and the true page-px -> photo-px homography."""
     rng = np.random.default_rng(seed)
     pw, ph = page.shape[1], page.shape[0]
     w, h = size
@@ -109,13 +117,14 @@ def photo_of(page: np.ndarray, size: tuple[int, int] = (3000, 4000), angle: floa
     hom = cv2.getPerspectiveTransform(src, dst)
     photo = np.empty((h, w, 3), np.uint8)
     photo[:] = background
-    cv2.warpPerspective(page, hom, (w, h), dst=photo, flags=cv2.INTER_AREA,
+    cv2.warpPerspective(page, hom, (w, h), dst=photo, flags=cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_TRANSPARENT)
     if blur > 0:
         photo = cv2.GaussianBlur(photo, (0, 0), blur)
     if noise > 0:
-        photo = np.clip(photo + rng.normal(0, noise, photo.shape), 0, 255).astype(np.uint8)
-    return photo
+        grain = rng.normal(0, noise, (h, w, 1)).astype(np.float32)
+        photo = np.clip(photo + grain, 0, 255).astype(np.uint8)
+    return photo, hom
 
 
 def encode_jpeg(img: np.ndarray, quality: int = 90) -> bytes:
@@ -164,3 +173,25 @@ class InkRecognizer:
                 value = c.allowed[0] if c.allowed else 1
                 out.append(InkReading("value", value, 0.6, (("struck", 0.3),), False))
         return out
+
+
+def written_sheet(spec, entries: dict, serial: str = "T-1", px_per_mm: float = 6.0
+                  ) -> np.ndarray:
+    """The printed sheet for `spec` with `entries` {(side, column, row): value} written in."""
+    from scan.geometry import geometry_for
+
+    geom = geometry_for(spec, serial)
+    page = render_sheet(spec, serial, px_per_mm)
+    for (side, col, row), value in entries.items():
+        slot = next(s for s in geom.slots if (s.side, s.column, s.row) == (side, col, row))
+        write_entry(page, slot.box, value, px_per_mm)
+    return page
+
+
+def cover(page: np.ndarray, box_mm: tuple[float, float, float, float], px_per_mm: float,
+          grow_mm: float = 2.0) -> None:
+    """Paint paper white over a box (a thumb over a marker, a torn-off QR code)."""
+    x, y, w, h = box_mm
+    p0 = (max(0, round((x - grow_mm) * px_per_mm)), max(0, round((y - grow_mm) * px_per_mm)))
+    p1 = (round((x + w + grow_mm) * px_per_mm), round((y + h + grow_mm) * px_per_mm))
+    page[p0[1]:p1[1], p0[0]:p1[0]] = 255

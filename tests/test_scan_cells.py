@@ -1,0 +1,124 @@
+"""scan.cells: crops per the contract, readings -> sheet values, the written-totals check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scan.cells import CellResult, check_totals, cut_crops, to_results
+from scan.geometry import geometry_for
+from scan.recognize import CellReading
+from scan.rectify import SnappedSlot
+from sheets.layout import LayoutSpec
+
+ROWS = ("nines", "tens", "jacks")
+
+
+def _cell(row: str, value, conf: float, certain: bool, alts=()) -> CellResult:
+    return CellResult(0, 0, row, value, conf, tuple(alts), certain, (0, 0, 10, 10))
+
+
+def _by_row(results):
+    return {c.row: c for c in results}
+
+
+def test_crops_follow_the_contract() -> None:
+    geom = geometry_for(LayoutSpec())
+    page = np.full((2970, 2100, 3), 255, np.uint8)
+    snapped = [SnappedSlot(s, s.box, 0.0, 4) for s in geom.slots]
+    crops = cut_crops(page, snapped, geom)
+    assert len(crops) == len(geom.slots)
+    for crop, s in zip(crops, geom.slots, strict=True):
+        x, y, w, h = crop.box_px
+        assert (x, y) == (15, 15)  # 1.5 mm margin at 10 px/mm
+        assert crop.image.shape[:2] == (h + 30, w + 30)
+        assert abs(w - s.box[2] * 10) <= 1 and abs(h - s.box[3] * 10) <= 1
+        if s.is_total:
+            assert crop.allowed is None
+        else:
+            assert crop.allowed == geom.ruleset.row(s.row).allowed
+
+
+def test_readings_become_sheet_values() -> None:
+    geom = geometry_for(LayoutSpec())
+    snapped = [SnappedSlot(s, s.box, 0.0, 4) for s in geom.slots[:4]]
+    readings = [
+        CellReading("value", 3, 0.99, ((8, 0.01),), True),
+        CellReading("struck", "x", 0.97, (), True),
+        CellReading("empty", None, 0.99, (), True),
+        CellReading("value", 0, 0.9, ((6, 0.05), (None, 0.02)), False),  # a written 0
+    ]
+    out = to_results(snapped, readings)
+    assert [c.value for c in out] == [3, "x", None, "x"]
+    assert out[0].alternatives == ((8, 0.01),)
+    assert out[3].alternatives == ((6, 0.05), (None, 0.02)) and not out[3].certain
+
+
+def test_total_reranks_the_one_unsure_cell_but_never_makes_it_certain() -> None:
+    cells = [
+        _cell("nines", 3, 0.99, True),
+        _cell("tens", 4, 0.55, False, [(10, 0.4)]),  # 4 or 10?
+        _cell("jacks", 9, 0.99, True),
+        _cell("total", 22, 0.99, True),  # 3 + 10 + 9
+    ]
+    out = _by_row(check_totals(cells))
+    assert out["tens"].value == 10 and out["tens"].confidence > 0.9
+    assert out["tens"].certain is False
+    assert out["tens"].alternatives[0][0] == 4
+    assert out["nines"] == cells[0] and out["total"] == cells[3]
+
+
+def test_total_supporting_the_top_reading_raises_confidence_only() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.7, False, [(10, 0.25)]),
+             _cell("total", 7, 0.95, True)]
+    out = _by_row(check_totals(cells))
+    assert out["tens"].value == 4 and out["tens"].confidence > 0.7
+    assert not out["tens"].certain
+
+
+def test_total_that_fits_no_candidate_changes_nothing_much() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.7, False, [(10, 0.25)]),
+             _cell("total", 50, 0.95, True)]
+    out = _by_row(check_totals(cells))
+    assert out["tens"].value == 4 and not out["tens"].certain
+
+
+def test_disagreeing_total_flags_the_cell_it_points_to() -> None:
+    cells = [
+        _cell("nines", 3, 0.99, True),
+        _cell("tens", 4, 0.995, True, [(10, 0.004)]),
+        _cell("jacks", 9, 0.99, True, [(6, 0.005)]),
+        _cell("total", 22, 0.99, True),  # 3 + 10 + 9: only tens = 10 explains it
+    ]
+    out = _by_row(check_totals(cells))
+    assert out["tens"].certain is False and out["tens"].value == 4
+    assert out["jacks"].certain and out["nines"].certain
+    assert out["total"].certain is False
+
+
+def test_unexplained_total_flags_only_the_total() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
+             _cell("total", 99, 0.99, True)]
+    out = _by_row(check_totals(cells))
+    assert out["nines"].certain and out["tens"].certain
+    assert not out["total"].certain
+
+
+def test_agreeing_total_changes_nothing() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
+             _cell("total", 7, 0.99, True)]
+    assert check_totals(cells) == cells
+
+
+def test_unsure_total_read_as_the_sum_of_certain_cells() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
+             _cell("total", 1, 0.5, False, [(7, 0.45)])]
+    out = _by_row(check_totals(cells))
+    assert out["total"].value == 7 and not out["total"].certain
+
+
+@pytest.mark.parametrize("n_unsure", [2, 3])
+def test_several_unsure_cells_are_left_alone(n_unsure: int) -> None:
+    cells = [_cell(r, 2, 0.6, False, [(4, 0.3)]) for r in ROWS[:n_unsure]]
+    cells.append(_cell("total", 8, 0.99, True))
+    assert check_totals(cells) == cells

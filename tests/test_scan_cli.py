@@ -1,0 +1,65 @@
+"""`escalero scan`: output and exit codes (4 photo, 5 no sheet, 6 unreadable, worst wins)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+from scan_support import InkRecognizer, photo_of, written_sheet
+
+import escalero_cli
+from scan import pipeline
+from sheets.layout import LayoutSpec
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory) -> dict[str, str]:
+    d = tmp_path_factory.mktemp("photos")
+    page = written_sheet(LayoutSpec(), {(0, 0, "nines"): 3, (1, 0, "tens"): 4}, "T-2", 6.0)
+    good = photo_of(page, size=(1500, 2000), angle=3)
+    blurred = photo_of(page, size=(1500, 2000), angle=3, blur=7.0)
+    table = np.full((900, 1200, 3), (60, 90, 120), np.uint8)
+    paths = {"good": d / "good.jpg", "blurred": d / "blurred.jpg", "table": d / "table.png",
+             "text": d / "notes.jpg"}
+    cv2.imwrite(str(paths["good"]), good)
+    cv2.imwrite(str(paths["blurred"]), blurred)
+    cv2.imwrite(str(paths["table"]), table)
+    paths["text"].write_text("not a photo")
+    return {k: str(v) for k, v in paths.items()}
+
+
+@pytest.fixture(autouse=True)
+def ink_reader(monkeypatch) -> None:
+    monkeypatch.setattr(pipeline, "_recognizer", lambda name: InkRecognizer())
+
+
+def test_single_photo_table(photos, capsys) -> None:
+    assert escalero_cli.main(["scan", photos["good"], "--names", "Anna,Bernd"]) == 0
+    out = capsys.readouterr().out
+    assert "Neuner" in out and "Anna" in out and "Bitte prüfen (2)" in out
+    assert "?" in out
+
+
+def test_single_photo_json(photos, capsys) -> None:
+    assert escalero_cli.main(["scan", photos["good"], "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert len(obj["review"]) == 2 and "settlement" in obj and "validation" in obj
+
+
+@pytest.mark.parametrize("name, code", [("text", 4), ("table", 5), ("blurred", 6)])
+def test_exit_codes(photos, capsys, name, code) -> None:
+    assert escalero_cli.main(["scan", photos[name]]) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+def test_batch_continues_and_returns_the_worst(photos, capsys) -> None:
+    argv = ["scan", photos["good"], photos["text"], photos["blurred"], "--json"]
+    assert escalero_cli.main(argv) == 6
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [("error" in obj) for obj in lines] == [False, True, True]
+    assert lines[0]["photo"] == photos["good"] and "settlement" in lines[0]
+    assert "[3/3]" in captured.err

@@ -1,0 +1,101 @@
+"""scan.locate: fiducials, QR code, page outline and the homography, on synthetic photos."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from scan_support import cover, photo_with_truth, written_sheet
+
+from scan import locate
+from scan.geometry import geometry_for, page_frames
+from scan.pipeline import resolve_geometry
+from scoring.errors import SheetNotFoundError
+from sheets.layout import LayoutSpec, encode_code
+
+PPM = 6.0  # page render resolution, px/mm
+SPEC = LayoutSpec()
+SERIAL = "T-1"
+
+
+@pytest.fixture(scope="module")
+def page() -> np.ndarray:
+    return written_sheet(SPEC, {(0, 0, "nines"): 3, (1, 2, "grande"): 80}, SERIAL, PPM)
+
+
+def _truth_error_mm(placement: locate.Placement, true_hom: np.ndarray) -> float:
+    """Largest distance (mm) between placed and true cell centres."""
+    geom = geometry_for(SPEC)
+    centres = np.float32([[[s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2]]
+                          for s in geom.slots])
+    placed = cv2.perspectiveTransform(centres, placement.homography).reshape(-1, 2)
+    true = cv2.perspectiveTransform(centres * PPM, true_hom).reshape(-1, 2)
+    px_per_mm = float(np.linalg.norm(
+        cv2.perspectiveTransform(np.float32([[[0, 0]], [[PPM, 0]]]), true_hom)[1]
+        - cv2.perspectiveTransform(np.float32([[[0, 0]], [[PPM, 0]]]), true_hom)[0]))
+    return float(np.max(np.linalg.norm(placed - true, axis=1))) / px_per_mm
+
+
+def _locate(photo: np.ndarray) -> tuple[locate.Placement, locate.QrHit | None]:
+    markers = locate.find_markers(photo)
+    qr = locate.read_qr(photo, markers, page_frames())
+    outline = locate.find_outline(photo) if len(markers) < 3 else None
+    geom, _ = resolve_geometry(qr, None, True)
+    return locate.place_sheet(geom, markers, qr, outline), qr
+
+
+@pytest.mark.parametrize("angle, tilt", [(6.0, 0.08), (180.0, 0.05), (-90.0, 0.0), (200.0, 0.1)])
+def test_rotated_and_upside_down(page, angle, tilt) -> None:
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=angle, tilt=tilt, scale=0.8,
+                                  seed=1)
+    placement, qr = _locate(photo)
+    assert qr is not None and qr.text == encode_code(SPEC, SERIAL)
+    assert placement.method == "markers" and len(placement.markers) >= 3
+    assert _truth_error_mm(placement, hom) < 0.6
+
+
+def test_one_marker_covered_uses_the_other_three(page) -> None:
+    geom = geometry_for(SPEC)
+    covered = page.copy()
+    m = geom.marker(2)
+    cover(covered, (m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size), PPM)
+    photo, hom = photo_with_truth(covered, size=(1500, 2000), angle=3, tilt=0.05)
+    placement, _ = _locate(photo)
+    assert sorted(h.id for h in placement.markers) == [0, 1, 3]
+    assert placement.method == "markers"
+    assert _truth_error_mm(placement, hom) < 0.6
+
+
+def test_two_markers_covered_falls_back_to_page_outline(page) -> None:
+    geom = geometry_for(SPEC)
+    covered = page.copy()
+    for mid in (2, 3):
+        m = geom.marker(mid)
+        cover(covered, (m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size), PPM)
+    photo, hom = photo_with_truth(covered, size=(1500, 2000), angle=172, scale=0.75)
+    placement, _ = _locate(photo)
+    assert placement.method == "outline"
+    assert _truth_error_mm(placement, hom) < 1.5
+
+
+def test_no_sheet() -> None:
+    rng = np.random.default_rng(3)
+    table = np.clip(rng.normal(110, 25, (1200, 1600, 1)), 0, 255).astype(np.uint8)
+    photo = np.repeat(cv2.GaussianBlur(table, (0, 0), 3)[:, :, None], 3, axis=2)
+    assert locate.find_markers(photo) == ()
+    assert locate.read_qr(photo) is None
+    with pytest.raises(SheetNotFoundError, match="no score sheet found"):
+        resolve_geometry(None, None, False)
+
+
+def test_unreadable_code_needs_a_layout_hint(page) -> None:
+    with pytest.raises(SheetNotFoundError, match="--game"):
+        resolve_geometry(None, None, True)
+    geom, source = resolve_geometry(None, LayoutSpec(sides=3), True)
+    assert source == "options" and geom.n_sides == 3
+
+
+def test_foreign_qr_code_is_refused() -> None:
+    hit = locate.QrHit("https://example.com", np.zeros((4, 2), np.float32))
+    with pytest.raises(SheetNotFoundError, match="not an Escalero sheet"):
+        resolve_geometry(hit, None, True)

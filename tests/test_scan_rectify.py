@@ -1,0 +1,71 @@
+"""scan.rectify: refusing small/blurred sheets, snapping cells onto the printed grid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scan_support import photo_with_truth, written_sheet
+
+from scan import locate
+from scan.geometry import geometry_for
+from scan.rectify import MAX_BLUR_MM, rectify, snap_slots
+from scoring.errors import UnreadableSheetError
+from sheets.layout import LayoutSpec
+
+PPM = 6.0
+SPEC = LayoutSpec()
+GEOM = geometry_for(SPEC)
+
+
+@pytest.fixture(scope="module")
+def page() -> np.ndarray:
+    return written_sheet(SPEC, {(0, 0, "nines"): 3}, "T-1", PPM)
+
+
+def _true_hom(hom_page: np.ndarray) -> np.ndarray:
+    """mm -> photo px, from the photo generator's page-px -> photo-px matrix."""
+    return hom_page @ np.diag([PPM, PPM, 1.0])
+
+
+def test_sharp_sheet_is_accepted_and_grid_found(page) -> None:
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=0.8)
+    rect = rectify(photo, _true_hom(hom), GEOM)
+    assert rect.photo_px_per_mm > 5 and rect.blur_mm < MAX_BLUR_MM
+    snapped = snap_slots(rect.image, GEOM)
+    assert np.mean([s.edges_found for s in snapped]) > 3.5
+    assert max(s.shift_mm for s in snapped) < 0.5  # the true homography needs no snapping
+
+
+def test_blurred_sheet_is_refused(page) -> None:
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=7.0)
+    with pytest.raises(UnreadableSheetError, match="blurred"):
+        rectify(photo, _true_hom(hom), GEOM)
+
+
+def test_tiny_sheet_is_refused(page) -> None:
+    photo, hom = photo_with_truth(page, size=(1500, 2000), scale=0.4)
+    with pytest.raises(UnreadableSheetError, match="too small"):
+        rectify(photo, _true_hom(hom), GEOM)
+
+
+def test_snapping_recovers_a_misplaced_grid(page) -> None:
+    """The homography is 1.2 mm off (bent paper): each cell still lands on its lines."""
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=-3, scale=0.85)
+    off = _true_hom(hom) @ np.array([[1, 0, 1.2], [0, 1, -0.8], [0, 0, 1.0]])
+    rect = rectify(photo, off, GEOM)
+    snapped = snap_slots(rect.image, GEOM)
+    # The page as seen through `off` is shifted by (-1.2, +0.8) mm: boxes must follow.
+    dx = np.median([s.box[0] - s.slot.box[0] for s in snapped])
+    dy = np.median([s.box[1] - s.slot.box[1] for s in snapped])
+    assert dx == pytest.approx(-1.2, abs=0.25) and dy == pytest.approx(0.8, abs=0.25)
+
+
+def test_wrong_layout_grid_is_refused(page) -> None:
+    """A layout hint that does not match the printed grid is refused, not read."""
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=2, scale=0.85)
+    wrong = geometry_for(LayoutSpec(sides=4))
+    markers = locate.find_markers(photo)
+    placement = locate.place_sheet(wrong, markers, None, None)
+    rect = rectify(photo, placement.homography, wrong)
+    with pytest.raises(UnreadableSheetError, match="grid"):
+        snap_slots(rect.image, wrong)
