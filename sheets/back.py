@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 _TEXT = {
     "de": {
         "title": "START-POKER",
-        "rule": "Höchstes Blatt gewinnt die Runde · Gleichstand: nochmal · "
-                "wer zuerst 5 Runden gewinnt, gewinnt",
+        "rule": "Höchster Wurf gewinnt die Runde · Gleichstand: die Gleichen würfeln nochmal · "
+                "wer zuerst 5 Runden gewinnt, holt den Preis",
         "player": "Spieler",
         "ranking": "Rangfolge (hoch vor niedrig)",
         "ranks": ("Grande (fünf gleiche)", "Poker (vier gleiche)", "Full",
@@ -28,7 +28,8 @@ _TEXT = {
     },
     "en": {
         "title": "START POKER",
-        "rule": "Best hand wins the round · tie: roll again · first to 5 round wins takes it",
+        "rule": "Best hand wins the round · tie: the tied players roll again · "
+                "first to 5 round wins takes the prize",
         "player": "Player",
         "ranking": "Ranking (high to low)",
         "ranks": ("Grande (five of a kind)", "Poker (four of a kind)", "Full house",
@@ -37,8 +38,8 @@ _TEXT = {
     },
     "es": {
         "title": "PÓKER DE SALIDA",
-        "rule": "Gana la ronda la mejor mano · empate: se repite · "
-                "gana quien llegue a 5 rondas",
+        "rule": "Gana la ronda la mejor mano · empate: repiten los empatados · "
+                "quien gane 5 rondas primero se lleva el premio",
         "player": "Jugador",
         "ranking": "Orden (de mayor a menor)",
         "ranks": ("Grande (cinco iguales)", "Póker (cuatro iguales)", "Full",
