@@ -70,6 +70,7 @@ class Options:
     level: str = "mild"
     megapixels: float | None = None  # None: drawn from the level's range
     rotation: float | None = None  # page rotation in the photo, degrees clockwise
+    tilt: float | None = None  # degrees between the camera axis and the page normal
     cover_mm: tuple[float, float] | None = None  # a finger hides this point of the page
     cover_radius_mm: float = 14.0  # at least this much around the point is hidden
     no_sheet: bool = False  # just the table
@@ -155,6 +156,8 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
         rotation = float(rng.choice([90, 180, 270]) + rng.uniform(-lv.jitter, lv.jitter))
     rotation %= 360
     tilt = _u(rng, lv.tilt)
+    if options.tilt is not None:
+        tilt = float(options.tilt)
     distance = float(np.hypot(*page_mm) * rng.uniform(1.0, 1.6))  # phone wide-angle lens
     proj = _project(page_mm, rotation, tilt, float(rng.uniform(0, math.pi)), distance)
     span = proj.max(axis=0) - proj.min(axis=0)

@@ -48,6 +48,7 @@ class Request:
     illegal: int = 0
     megapixels: float | None = None
     rotation: float | None = None
+    tilt: float | None = None
     jpeg_quality: int | None = None
     cover_marker: int | None = None
     no_sheet: bool = False
@@ -142,7 +143,7 @@ def make_photo(req: Request) -> Photo:
     writer = handwriting.make_writer(rng, req.split)
     cover = layout.marker(req.cover_marker) if req.cover_marker is not None else None
     options = camera.Options(
-        level=req.level, megapixels=req.megapixels, rotation=req.rotation,
+        level=req.level, megapixels=req.megapixels, rotation=req.rotation, tilt=req.tilt,
         cover_mm=cover.centre if cover else None,
         cover_radius_mm=cover.size * 0.75 + 2 if cover else 14.0,
         no_sheet=req.no_sheet, tiny=req.tiny, jpeg_quality=req.jpeg_quality,
@@ -200,6 +201,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--illegal", type=int, default=0, help="cells with values the row forbids")
     p.add_argument("--megapixels", type=float)
     p.add_argument("--rotation", type=float, help="page rotation in the photo, degrees")
+    p.add_argument("--tilt", type=float, help="camera tilt against the page, degrees")
     p.add_argument("--quality", type=int, dest="jpeg_quality", help="JPEG quality")
     p.add_argument("--cover-marker", type=int, choices=range(4),
                    help="a finger hides this corner marker")
