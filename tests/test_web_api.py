@@ -137,7 +137,7 @@ def test_scan_refuses_large_uploads(tmp_path: Path) -> None:
 
 def test_scanner_errors_reach_the_page_as_4xx(client: TestClient,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_sheet(data: bytes, lang: str) -> dict:
+    def no_sheet(data: bytes, lang: str, layout=None) -> dict:
         raise SheetNotFoundError("no score sheet found: photograph the whole sheet with all "
                                  "four corner markers")
 
@@ -150,7 +150,7 @@ def test_scanner_errors_reach_the_page_as_4xx(client: TestClient,
 def test_concurrent_scans_run_in_parallel(client: TestClient,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan runs in a worker thread: two uploads at once take one scan's time, not two."""
-    def slow_scan(data: bytes, lang: str) -> dict:
+    def slow_scan(data: bytes, lang: str, layout=None) -> dict:
         time.sleep(0.6)  # blocking, like the real CPU-bound scan
         return {"bytes": len(data)}
 
@@ -172,6 +172,17 @@ def real_scanner_available() -> bool:
     return True
 
 
+def recognizer_problem() -> str | None:
+    """Why the default recognizer cannot run here (its model not trained yet), or None."""
+    try:
+        from scan.recognize import get_recognizer
+
+        get_recognizer("default")
+    except Exception as err:
+        return f"the scanner cannot read cells yet: {err}"
+    return None
+
+
 @pytest.mark.skipif(not real_scanner_available(), reason="scan.pipeline is not built yet")
 def test_scan_of_a_blank_picture_says_no_sheet_was_found(client: TestClient) -> None:
     r = client.post("/api/scan", content=png_bytes((800, 600)))
@@ -187,6 +198,8 @@ def sample_photos() -> list[Path]:
 @pytest.mark.skipif(not real_scanner_available(), reason="scan.pipeline is not built yet")
 @pytest.mark.skipif(not sample_photos(), reason="no committed sample photos in samples/photos/")
 def test_scan_of_a_sample_photo(client: TestClient) -> None:
+    if recognizer_problem():
+        pytest.skip(recognizer_problem())
     photo = sample_photos()[0]
     r = client.post("/api/scan", content=photo.read_bytes())
     assert r.status_code == 200, r.text
@@ -277,3 +290,35 @@ def test_serve_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
                                                     db=str(tmp_path / "x.db"), pin="1234"))
     assert config.pin == "1234" and not generated and config.data_dir == tmp_path
     assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("0.0.0.0")
+
+
+def test_scan_layout_form_reaches_the_scanner(client: TestClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+
+    def fake_scan(data: bytes, lang: str, layout=None) -> dict:
+        seen.append(layout)
+        return {"ok": True}
+
+    monkeypatch.setattr(services, "scan_bytes", fake_scan)
+    assert client.post("/api/scan", content=png_bytes()).status_code == 200
+    r = client.post("/api/scan?game=escalero&players=4&pairs=1&variant=strasse-25&paper=a4",
+                    content=png_bytes())
+    assert r.status_code == 200
+    assert seen[0] is None  # nothing chosen: the QR code decides
+    spec = seen[1]
+    assert (spec.game, spec.sides, spec.pairs, spec.variants) == ("escalero", 2, True,
+                                                                  ("strasse-25",))
+    bad = client.post("/api/scan?players=zwei", content=png_bytes())
+    assert bad.status_code == 400 and "number of players" in bad.json()["error"]
+
+
+def test_unreadable_qr_message_points_to_the_layout_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    pipeline = pytest.importorskip("scan.pipeline")
+
+    def no_layout(data, options):
+        raise SheetNotFoundError(pipeline.NO_LAYOUT)
+
+    monkeypatch.setattr(pipeline, "scan_photo", no_layout)
+    with pytest.raises(SheetNotFoundError, match="under “Layout”"):
+        services.scan_bytes(png_bytes(), "de")

@@ -29,6 +29,9 @@ pytestmark = [
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs playwright for Python")
 
 
+SUM_II_IS_4 = "(document.querySelector(\"td[data-sum='1/1']\") || {}).textContent === '4'"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -125,7 +128,7 @@ def test_tafel_live_sums_checks_and_points(page, shots: Path) -> None:
     page.fill(cell("1/0/nines"), "2")
     page.fill(cell("1/1/tens"), "4")
     sums = page.locator("td.sum")
-    page.wait_for_function("document.querySelector(\"td[data-sum='1/1']\").textContent === '4'")
+    page.wait_for_function(SUM_II_IS_4)
     assert sums.nth(0).inner_text().startswith("3")
     assert page.locator("td[data-points='0']").inner_text() == "-1"
     assert page.locator("td[data-points='1']").inner_text() == "+1"
@@ -144,9 +147,40 @@ def test_tafel_live_sums_checks_and_points(page, shots: Path) -> None:
     snap(page, shots, "2-tafel")
     # The game survives a reload (kept in the browser).
     page.reload()
-    page.wait_for_function("document.querySelector(\"td[data-sum='1/1']\").textContent === '4'")
+    page.wait_for_function(SUM_II_IS_4)
     page.click("#save")
     page.wait_for_selector("#status.good")
+    page.goto(page.base + "/ledger")
+    assert "Anna" in page.locator("table.balances").inner_text()
+    no_sideways_scroll(page)
+    snap(page, shots, "2-ledger")
+
+
+def test_bad_photos_get_a_clear_message_on_the_page(page, shots: Path) -> None:
+    import io
+
+    from PIL import Image
+
+    page.goto(page.base + "/scan")
+    page.set_input_files("#photo", files=[{"name": "notes.jpg", "mimeType": "image/jpeg",
+                                           "buffer": b"these are my notes, not a photo"}])
+    page.wait_for_selector("#status.bad")
+    assert "not a photo" in page.locator("#status").inner_text()
+    try:
+        import scan.pipeline  # noqa: F401
+    except ModuleNotFoundError:
+        return
+    blank = io.BytesIO()
+    Image.new("RGB", (800, 600), (200, 190, 170)).save(blank, "JPEG")
+    page.set_input_files("#photo", files=[{"name": "table.jpg", "mimeType": "image/jpeg",
+                                           "buffer": blank.getvalue()}])
+    page.wait_for_function("document.querySelector('#status').className === 'msg bad'"
+                           " && !document.querySelector('#status').innerText.includes('not a')")
+    message = page.locator("#status").inner_text()
+    assert message and "Traceback" not in message and "Error" not in message
+    assert "--" not in message  # no command-line options on a web page
+    no_sideways_scroll(page)
+    snap(page, shots, "4-scan-error")
 
 
 def test_print_downloads_a_pdf(page, shots: Path) -> None:

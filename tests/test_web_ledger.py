@@ -43,7 +43,8 @@ def record(serial: str | None = "K7Q2-001", stake_cents: int = 50, when: datetim
            **kw):
     obj = sheet_json(serial, **kw)
     report = settle_report(Sheet.from_json(obj), f"{stake_cents / 100:.2f}")
-    return build_record(obj, report, stake_cents, "EUR", when or datetime(2026, 11, 28, 21, tzinfo=TZ))
+    when = when or datetime(2026, 11, 28, 21, tzinfo=TZ)
+    return build_record(obj, report, stake_cents, "EUR", when)
 
 
 @pytest.fixture

@@ -122,7 +122,9 @@ def create_app(config: WebConfig) -> FastAPI:
 
     @app.get("/scan", response_class=HTMLResponse)
     def scan_page(request: Request) -> Response:
-        return page(request, "scan.html", max_mb=config.max_upload_bytes // (1024 * 1024))
+        form = printing.form_spec(lang_of(request))
+        return page(request, "scan.html", max_mb=config.max_upload_bytes // (1024 * 1024),
+                    games=form["games"], variants=form["variants"], papers=form["papers"])
 
     @app.get("/print", response_class=HTMLResponse)
     def print_page(request: Request) -> Response:
@@ -187,9 +189,13 @@ def create_app(config: WebConfig) -> FastAPI:
             raise UploadTooLarge(f"the photo is larger than "
                                  f"{config.max_upload_bytes // (1024 * 1024)} MB; "
                                  "take it at a lower resolution or send a JPEG")
+        q = request.query_params
+        layout = services.layout_hint({"players": q.get("players"), "game": q.get("game"),
+                                       "pairs": q.get("pairs"), "paper": q.get("paper"),
+                                       "variants": q.getlist("variant")})
         data = await read_photo(request.stream(), config.max_upload_bytes)
         # The scan is CPU-bound: a worker thread keeps other requests (and uploads) going.
-        return await run_in_threadpool(services.scan_bytes, data, lang_of(request))
+        return await run_in_threadpool(services.scan_bytes, data, lang_of(request), layout)
 
     @app.post("/api/print")
     async def api_print(request: Request) -> Response:

@@ -116,6 +116,10 @@ _TEXT: dict[str, tuple[str, str]] = {
     "evenings": ("Abende", "Evenings"),
     "scan_again": ("Anderes Foto", "Another photo"),
     "next": ("Weiter", "Next"),
+    "layout": ("Layout (nur falls der QR-Code unlesbar ist)",
+               "Layout (only if the QR code is unreadable)"),
+    "layout_hint": ("Sonst liest die App alles aus dem QR-Code der Tabelle.",
+                    "Otherwise the app reads everything from the sheet's QR code."),
     "check_flags": ("Prüfen", "Check"),
     "flag_hint": ("gelb = unsicher gelesen", "yellow = read with doubt"),
 }

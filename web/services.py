@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import base64
 import importlib
+from collections.abc import Mapping
 from typing import Any
 
-from scoring.errors import EscaleroError, InputFileError, ToolMissingError, UsageError
+from scoring.errors import (
+    EscaleroError,
+    InputFileError,
+    SheetNotFoundError,
+    ToolMissingError,
+    UsageError,
+)
 from scoring.model import Sheet, column_name
 from scoring.money import parse_stake, to_money
 from scoring.report import settle_report
@@ -102,10 +109,36 @@ def encode_jpeg(image: Any, max_side: int = OVERLAY_MAX_SIDE) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def scan_bytes(data: bytes, lang: str) -> dict[str, Any]:
+# The scanner's "QR unreadable" hint names CLI options; the page has a form for them.
+WEB_NO_LAYOUT = ("sheet found, but its QR code cannot be read: choose the game and the "
+                 "number of players under “Layout” and take the photo again")
+
+
+def layout_hint(params: Mapping[str, Any]) -> Any:
+    """A LayoutSpec from the scan page's layout form (used when the QR code is unreadable),
+    None when the form was left empty. Built exactly as `escalero sheet` plans a block."""
+    players = str(params.get("players") or "").strip()
+    if not players:
+        return None
+    if not players.isdigit() or not 1 <= int(players) <= 16:
+        raise UsageError("players: give the number of players on the sheet (1-16)")
+    from sheets.cli import plan_block
+
+    game = str(params.get("game") or "escalero")
+    variants = tuple(params.get("variants") or ()) if game == "escalero" else ()
+    return plan_block(game, int(players), None, bool(params.get("pairs")), variants,
+                      str(params.get("paper") or "a4")).spec
+
+
+def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
     """Scan a photo: the scanner's JSON plus the overlay image as a data: URL."""
     pipeline = _optional("scan.pipeline", "the photo scanner")
-    result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang))
+    try:
+        result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout))
+    except SheetNotFoundError as err:
+        if str(err) == getattr(pipeline, "NO_LAYOUT", None):
+            raise SheetNotFoundError(WEB_NO_LAYOUT) from None
+        raise
     out = dict(result.to_json())
     out["image"] = encode_jpeg(result.overlay())
     return out

@@ -91,7 +91,13 @@ $("photo").addEventListener("change", async () => {
   $("result").hidden = true;
   $("status").className = "msg busy";
   $("status").textContent = T.reading;
-  const r = await api("/api/scan", {
+  // The layout form only matters when the QR code cannot be read; empty = from the QR code.
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData($("upload")).entries()) {
+    if (k !== "photo" && v !== "") q.append(k, v);
+  }
+  if (!q.get("players")) q.delete("game");
+  const r = await api("/api/scan?" + q.toString(), {
     method: "POST", body: file,
     headers: { "Content-Type": file.type || "application/octet-stream" } });
   $("photo").value = "";
