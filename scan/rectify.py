@@ -22,6 +22,10 @@ MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
 MAX_STRETCH_MM = 0.8  # opposite lines of one cell may move apart at most this much
+MIN_LINE_STRENGTH = 3.0  # mean redness per pixel along a grid line (clean print: 10-30)
+LINE_SNR = 5.0  # a line's peak over the profile's robust noise
+MIN_SEEDS = 0.1  # fraction of cells that must sit where the homography puts them
+MAX_BEND_MM = 12.0  # how far bending may move a cell from where the homography puts it
 
 TOO_SMALL = ("sheet too small in the photo to read safely: move closer so the sheet fills "
              "the picture")
@@ -46,9 +50,10 @@ class SnappedSlot:
     edges_found: int  # 0-4 grid lines found around it
 
 
-def photo_resolution(hom: np.ndarray, geom: SheetGeometry) -> float:
+def photo_resolution(hom: np.ndarray, geom: SheetGeometry | None = None,
+                     region: Box | None = None) -> float:
     """Photo px per sheet mm at the worst corner of the grid (perspective shrinks far ends)."""
-    x, y, w, h = geom.grid_bounds()
+    x, y, w, h = region if region is not None else geom.grid_bounds()  # type: ignore[union-attr]
     worst = math.inf
     for cx, cy in ((x, y), (x + w, y), (x + w, y + h), (x, y + h)):
         pts = np.float32([[[cx, cy]], [[cx + 1, cy]], [[cx, cy + 1]]])
@@ -98,7 +103,11 @@ def edge_blur_mm(page: np.ndarray, boxes: list[Box]) -> float | None:
 
 
 def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) -> None:
-    """Refuse a blurred photo from its markers alone (before the layout is known)."""
+    """Refuse a small or blurred sheet from its markers alone (before the layout is known)."""
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    if photo_resolution(hom, region=(x0, y0, x1 - x0, y1 - y0)) < MIN_PHOTO_PX_PER_MM:
+        raise UnreadableSheetError(TOO_SMALL)
     patches = []
     for x, y, w, h in boxes:
         pad = 2.0
@@ -160,12 +169,21 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
 
 
 def line_strength(page: np.ndarray) -> np.ndarray:
-    """How much each pixel looks like the light-red grid print (ink and paper score ~0)."""
-    b, g, r = (page[:, :, i].astype(np.int16) for i in range(3))
-    # Red print: R well above G and B. Warm light lifts R a little everywhere, hence
-    # the offset; blue or black ink has R <= G.
-    red = r - np.maximum(g, b) - 12
-    return np.clip(red, 0, 255).astype(np.float32)
+    """How much each pixel looks like the light-red grid print (ink and paper score ~0).
+
+    Redness is measured relative to the paper around it, so a blue or warm colour cast
+    does not matter; dark pixels (ink, shadows) are excluded, because the print is light.
+    """
+    f = page.astype(np.float32)
+    b, g, r = f[:, :, 0], f[:, :, 1], f[:, :, 2]
+    lum = (b + g + r) / 3.0
+    chroma = (r - (g + b) / 2.0) / (lum + 1.0)
+    win = (41, 41)  # ~4 mm: the paper around a line, lines themselves are thin
+    paper_chroma = cv2.blur(chroma, win)
+    paper_lum = cv2.blur(lum, win)
+    red = (chroma - paper_chroma) * 100.0 - 3.0
+    red[lum < 0.55 * paper_lum] = 0.0
+    return np.clip(red, 0.0, 255.0)
 
 
 def _peak(profile: np.ndarray, along: int) -> float | None:
@@ -177,8 +195,10 @@ def _peak(profile: np.ndarray, along: int) -> float | None:
     base = float(np.median(profile))
     lift = profile - base
     top = float(lift.max())
-    # The line must stand out along most of the edge: mean strength per pixel.
-    if top / max(along, 1) < 6.0:
+    # The line must stand out along most of the edge (mean strength per pixel) and
+    # well above the profile's own noise (shadows, paper grain, ink).
+    noise = 1.4826 * float(np.median(np.abs(lift)))
+    if top / max(along, 1) < MIN_LINE_STRENGTH or top < LINE_SNR * noise:
         return None
     centre = (len(profile) - 1) / 2
     candidates = [i for i in range(len(profile))
@@ -216,44 +236,106 @@ def _edge_offset(strength: np.ndarray, pos_mm: float, lo_mm: float, hi_mm: float
     return (a0 + peak - p) / PX_PER_MM
 
 
+def _search(strength: np.ndarray, slot: Slot, inset: float, ox: float, oy: float
+            ) -> list[float | None]:
+    """Offsets (mm, from the layout) of a slot's four lines, searched around (ox, oy)."""
+    x, y, w, h = slot.box
+    x, y = x + ox, y + oy
+    found = [
+        _edge_offset(strength, x - inset, y, y + h, vertical=True),
+        _edge_offset(strength, x + w + inset, y, y + h, vertical=True),
+        _edge_offset(strength, y - inset, x, x + w, vertical=False),
+        _edge_offset(strength, y + h + inset, x, x + w, vertical=False),
+    ]
+    return [None if v is None else v + (ox if k < 2 else oy) for k, v in enumerate(found)]
+
+
+def _pair_shift(edges: list[float | None], a: int, b: int) -> float | None:
+    """The shift of a cell's two opposite lines, if both were found and moved together."""
+    ea, eb = edges[a], edges[b]
+    if ea is None or eb is None or abs(eb - ea) >= MAX_STRETCH_MM:
+        return None
+    return (ea + eb) / 2
+
+
+def _neighbours(slots: tuple[Slot, ...]) -> list[list[int]]:
+    centres = np.array([(s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2) for s in slots])
+    sizes = np.array([(s.box[2], s.box[3]) for s in slots])
+    out = []
+    for i in range(len(slots)):
+        d = np.abs(centres - centres[i])
+        near = (d[:, 0] <= 1.6 * sizes[i, 0]) & (d[:, 1] <= 1.6 * sizes[i, 1])
+        near[i] = False
+        out.append([int(j) for j in np.flatnonzero(near)])
+    return out
+
+
 def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]:
-    """Move each slot's box onto its grid lines; refuse if the grid is not there."""
-    strength = line_strength(page)
-    raw: list[list[float | None]] = []
-    for slot in geom.slots:
-        x, y, w, h = slot.box
-        d = geom.inset_mm  # expected line positions, relative to the box edges
-        raw.append([
-            _edge_offset(strength, x - d, y, y + h, vertical=True),
-            _edge_offset(strength, x + w + d, y, y + h, vertical=True),
-            _edge_offset(strength, y - d, x, x + w, vertical=False),
-            _edge_offset(strength, y + h + d, x, x + w, vertical=False),
-        ])
-    # Paper bends and shifts, but it does not stretch: a cell's two opposite lines move
-    # together. In each direction most cells must show both lines, moved together;
-    # lines of another grid (a wrong layout) rarely do.
-    for a, b in ((0, 1), (2, 3)):
-        good = sum(e[a] is not None and e[b] is not None and abs(e[b] - e[a]) < MAX_STRETCH_MM
-                   for e in raw)
-        if good < MIN_LINES_FOUND * len(raw):
+    """Move each slot's box onto its grid lines; refuse if the grid is not there.
+
+    Cells near the markers are found where the homography puts them; the offsets then
+    spread to neighbouring cells, each searched around its neighbours' offset, so a
+    sheet bent by several millimetres is followed cell by cell.
+    """
+    gx, gy, gw, gh = geom.grid_bounds()
+    pad = SEARCH_MM + MAX_BEND_MM + 2.0
+    x0, y0 = max(0, int((gx - pad) * PX_PER_MM)), max(0, int((gy - pad) * PX_PER_MM))
+    x1, y1 = int((gx + gw + pad) * PX_PER_MM), int((gy + gh + pad) * PX_PER_MM)
+    strength = np.zeros(page.shape[:2], np.float32)  # only the grid region is needed
+    strength[y0:y1, x0:x1] = line_strength(page[y0:y1, x0:x1])
+    slots, inset = geom.slots, geom.inset_mm
+    raw = [_search(strength, s, inset, 0.0, 0.0) for s in slots]
+    shift: list[list[float | None]] = [[_pair_shift(e, 0, 1), _pair_shift(e, 2, 3)]
+                                       for e in raw]
+    for axis in (0, 1):  # seeds: enough cells exactly where the homography says
+        if sum(sh[axis] is not None for sh in shift) < MIN_SEEDS * len(slots):
+            raise UnreadableSheetError(GRID_MISSING)
+    neighbours = _neighbours(slots)
+    for _ in range(len(slots)):
+        progress = False
+        for i, s in enumerate(slots):
+            if shift[i][0] is not None and shift[i][1] is not None:
+                continue
+            pred = []
+            for axis in (0, 1):
+                vals = [shift[j][axis] for j in neighbours[i] if shift[j][axis] is not None]
+                pred.append(float(np.mean(vals)) if vals else None)
+            if pred[0] is None and pred[1] is None:
+                continue
+            ox = shift[i][0] if shift[i][0] is not None else (pred[0] or 0.0)
+            oy = shift[i][1] if shift[i][1] is not None else (pred[1] or 0.0)
+            if max(abs(ox), abs(oy)) > MAX_BEND_MM:
+                continue
+            edges = _search(strength, s, inset, ox, oy)
+            for axis, (a, b) in enumerate(((0, 1), (2, 3))):
+                if shift[i][axis] is None and pred[axis] is not None:
+                    found = _pair_shift(edges, a, b)
+                    if found is not None:
+                        shift[i][axis] = found
+                        raw[i][a], raw[i][b] = edges[a], edges[b]
+                        progress = True
+        if not progress:
+            break
+    # Paper bends and shifts, but it does not stretch: most cells must show both lines
+    # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
+    for axis in (0, 1):
+        if sum(sh[axis] is not None for sh in shift) < MIN_LINES_FOUND * len(slots):
             raise UnreadableSheetError(GRID_MISSING)
     out = []
-    for slot, edges in zip(geom.slots, raw, strict=True):
-        moves = [None if v is None else float(v) for v in edges]
-        for a, b in ((0, 1), (2, 3)):  # an inconsistent pair: trust neither line
-            if moves[a] is not None and moves[b] is not None \
-                    and abs(moves[b] - moves[a]) >= MAX_STRETCH_MM:
-                moves[a] = moves[b] = None
-        dx = _fill(moves[0], moves[1])
-        dy = _fill(moves[2], moves[3])
-        left = moves[0] if moves[0] is not None else dx
-        right = moves[1] if moves[1] is not None else dx
-        top = moves[2] if moves[2] is not None else dy
-        bottom = moves[3] if moves[3] is not None else dy
+    for i, slot in enumerate(slots):
+        moves: list[float] = []
+        for axis, (a, b) in enumerate(((0, 1), (2, 3))):
+            if shift[i][axis] is not None:
+                moves += [float(raw[i][a]), float(raw[i][b])]  # type: ignore[arg-type]
+            else:  # no lines of its own: move with its neighbours
+                vals = [shift[j][axis] for j in neighbours[i] if shift[j][axis] is not None]
+                d = float(np.mean(vals)) if vals else 0.0
+                moves += [d, d]
+        left, right, top, bottom = moves
         x, y, w, h = slot.box
         box = (x + left, y + top, w + right - left, h + bottom - top)
-        out.append(SnappedSlot(slot, box, max(abs(left), abs(right), abs(top), abs(bottom)),
-                               sum(v is not None for v in moves)))
+        out.append(SnappedSlot(slot, box, max(abs(v) for v in moves),
+                               2 * sum(sh is not None for sh in shift[i])))
     return tuple(out)
 
 
