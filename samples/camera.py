@@ -44,6 +44,12 @@ class Level:
     motion_mm: tuple[float, float]  # motion blur length, in mm on the paper
     noise: tuple[float, float]  # sensor noise sigma at mid grey (of 255)
     jpeg: tuple[int, int]  # JPEG quality
+    fold_share: float = 0.0  # sheets folded in half once (a crease across the middle)
+    fold_mm: tuple[float, float] = (1.0, 3.0)  # height of the crease
+    glare_share: float = 0.0  # photos with a lamp's reflection on the paper
+    glare: tuple[float, float] = (0.2, 0.4)  # share of the light the reflection adds
+    depth_blur: float = 0.0  # extra blur at the far edge of a tilted page (x focus blur)
+    clutter_share: float = 0.0  # photos with dice and a pen on the table
     megapixels: tuple[float, float] = (2.0, 12.0)
 
 
@@ -52,13 +58,17 @@ LEVEL_TABLE = {
         upright_share=0.75, jitter=12.0, tilt=(0.0, 15.0), fill=(0.72, 0.92),
         bend_mm=(0.0, 5.0), curl_mm=(0.0, 3.0), light_min=(0.8, 1.0), vignette=(0.05, 0.25),
         shadow_share=0.3, shadow=(0.1, 0.3), white_balance=0.06, focus_mm=(0.0, 0.08),
-        motion_mm=(0.0, 0.15), noise=(1.5, 4.0), jpeg=(75, 95),
+        motion_mm=(0.0, 0.15), noise=(1.5, 4.0), jpeg=(75, 95), fold_share=0.15,
+        fold_mm=(0.5, 3.0), glare_share=0.1, glare=(0.1, 0.25), depth_blur=0.5,
+        clutter_share=0.3,
     ),
     "harsh": Level(
         upright_share=0.25, jitter=25.0, tilt=(12.0, 30.0), fill=(0.6, 0.88),
         bend_mm=(4.0, 16.0), curl_mm=(2.0, 10.0), light_min=(0.45, 0.75), vignette=(0.25, 0.5),
         shadow_share=0.8, shadow=(0.25, 0.5), white_balance=0.12, focus_mm=(0.08, 0.22),
-        motion_mm=(0.1, 0.5), noise=(4.0, 9.0), jpeg=(60, 80),
+        motion_mm=(0.1, 0.5), noise=(4.0, 9.0), jpeg=(60, 80), fold_share=0.4,
+        fold_mm=(2.0, 7.0), glare_share=0.4, glare=(0.2, 0.5), depth_blur=1.5,
+        clutter_share=0.6,
     ),
 }  # fmt: skip
 
@@ -91,10 +101,14 @@ class ShotPlan:
     distance_mm: float  # camera to page centre
     px_per_mm: float  # photo pixels per paper millimetre (mean over the page)
     bend: tuple[float, ...]  # bulge height mm, direction (rad), curl mm, curl direction
+    fold: tuple[float, int]  # crease height mm (0: none), 0 = across x (vertical), 1 = across y
     waves: tuple[tuple[float, float, float, float], ...]  # amplitude mm, fx, fy, phase
     light: tuple[float, ...]  # min gain, vignette, shadow strength (0: none)
     white_balance: tuple[float, float, float]  # gains B, G, R
     focus_px: float
+    depth_blur: tuple[float, float]  # extra blur factor at the far edge, its direction (rad)
+    glare: tuple[float, float, float, float]  # strength (0: none), x, y, radius px
+    clutter: bool  # dice and a pen lie on the table next to the sheet
     motion: tuple[float, float]  # length px, angle degrees
     noise: float
     jpeg_quality: int
@@ -110,7 +124,9 @@ class ShotPlan:
             "megapixels": round(self.size[0] * self.size[1] / 1e6, 2),
             "rotation": round(self.rotation, 1), "tilt": round(self.tilt, 1),
             "px_per_mm": round(self.px_per_mm, 2), "bend_mm": round(self.bend[0], 1),
-            "curl_mm": round(self.bend[2], 1), "focus_px": round(self.focus_px, 2),
+            "curl_mm": round(self.bend[2], 1), "fold_mm": round(self.fold[0], 1),
+            "focus_px": round(self.focus_px, 2), "glare": round(self.glare[0], 2),
+            "clutter": self.clutter,
             "motion_px": round(self.motion[0], 2), "noise": round(self.noise, 1),
             "shadow": round(self.light[2], 2), "jpeg_quality": self.jpeg_quality,
             "background": self.background, "no_sheet": self.no_sheet,
@@ -194,16 +210,27 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
     tint = rng.uniform(-lv.white_balance, lv.white_balance) / 3
     wb = (1 - temp, 1 + tint, 1 + temp)
     quality = options.jpeg_quality or int(rng.integers(lv.jpeg[0], lv.jpeg[1] + 1))
+    fold = (_u(rng, lv.fold_mm) if rng.random() < lv.fold_share else 0.0,
+            int(rng.integers(2)))
+    # The lamp's reflection lands somewhere on the page.
+    g_at = corners.mean(axis=0) + (corners.max(axis=0) - corners.min(axis=0)) * rng.uniform(
+        -0.35, 0.35, 2)
+    glare = (_u(rng, lv.glare) if rng.random() < lv.glare_share else 0.0, float(g_at[0]),
+             float(g_at[1]), float(np.ptp(corners[:, 0]) * rng.uniform(0.12, 0.3)))
+    # A tilted page leaves the depth of field towards its far edge.
+    depth = (lv.depth_blur * tilt / 30 * rng.uniform(0.5, 1.0), float(rng.uniform(0, 2 * math.pi)))
+    clutter = bool(rng.random() < lv.clutter_share)
     return ShotPlan(
         level=options.level, size=size, page_mm=page_mm,
         corners=tuple((float(x), float(y)) for x, y in corners),
         rotation=rotation, tilt=tilt, distance_mm=distance, px_per_mm=px_per_mm,
         bend=(_u(rng, lv.bend_mm), float(rng.uniform(0, math.pi)), _u(rng, lv.curl_mm),
               float(rng.uniform(0, 2 * math.pi))),
-        waves=waves,
+        fold=fold, waves=waves,
         light=(_u(rng, lv.light_min), _u(rng, lv.vignette), shadow),
         white_balance=wb,  # type: ignore[arg-type]
-        focus_px=_u(rng, lv.focus_mm) * px_per_mm,
+        focus_px=_u(rng, lv.focus_mm) * px_per_mm, depth_blur=depth, glare=glare,
+        clutter=clutter,
         motion=(_u(rng, lv.motion_mm) * px_per_mm, float(rng.uniform(0, 180))),
         noise=_u(rng, lv.noise), jpeg_quality=quality,
         background=str(rng.choice(BACKGROUNDS)), seed=int(rng.integers(1 << 31)),
@@ -320,6 +347,9 @@ def _height(plan: ShotPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     z += curl * np.clip((s - 0.3) / 0.4, 0, None) ** 2
     for amp, fx, fy, ph in plan.waves:
         z += amp * np.sin(2 * np.pi * (fx * u + fy * v) + ph)
+    crease, axis = plan.fold
+    if crease:  # folded in half once: a tent with a sharp ridge down the middle
+        z += crease * (1 - 2 * np.abs(u if axis == 0 else v))
     return z
 
 
@@ -409,6 +439,31 @@ def _light_field(plan: ShotPlan, rng: np.random.Generator) -> np.ndarray:
     return gain
 
 
+def _capsule(img: np.ndarray, a: tuple[float, float], b: tuple[float, float], r: float,
+             colour: np.ndarray, edge: float) -> None:
+    """A rounded rod from a to b (a fingertip, a pen), shaded darker towards its sides."""
+    h, w = img.shape[:2]
+    pad = int(r * 2 + edge * 3) + 2
+    x0 = max(0, int(min(a[0], b[0])) - pad)
+    y0 = max(0, int(min(a[1], b[1])) - pad)
+    x1 = min(w, int(max(a[0], b[0])) + pad)
+    y1 = min(h, int(max(a[1], b[1])) + pad)
+    if x0 >= x1 or y0 >= y1:
+        return
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    pa = (int(a[0]) - x0, int(a[1]) - y0)
+    pb = (int(b[0]) - x0, int(b[1]) - y0)
+    cv2.line(mask, pa, pb, 255, max(1, int(2 * r)))
+    cv2.circle(mask, pa, int(r), 255, -1)
+    cv2.circle(mask, pb, int(r), 255, -1)
+    alpha = cv2.GaussianBlur(mask, (0, 0), max(0.8, edge)).astype(np.float32) / 255
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
+    shade = np.clip(dist / max(r, 1), 0, 1) ** 0.5
+    rod = colour[None, None, :] * (0.55 + 0.45 * shade)[:, :, None]
+    region = img[y0:y1, x0:x1]
+    region[...] = region * (1 - alpha[:, :, None]) + rod * alpha[:, :, None]
+
+
 def _finger(img: np.ndarray, plan: ShotPlan, rng: np.random.Generator) -> None:
     """Paint a fingertip over `plan.cover_px`, reaching in from the nearest frame edge."""
     assert plan.cover_px is not None
@@ -418,16 +473,113 @@ def _finger(img: np.ndarray, plan: ShotPlan, rng: np.random.Generator) -> None:
     dists = [y, w - x, h - y, x]  # nearest edge: top, right, bottom, left
     side = int(np.argmin(dists))
     end = [(x, -h * 0.1), (w * 1.1, y), (x, h * 1.1), (-w * 0.1, y)][side]
-    mask = np.zeros((h, w), np.uint8)
-    cv2.line(mask, (int(x), int(y)), (int(end[0]), int(end[1])), 255, int(2 * r))
-    cv2.circle(mask, (int(x), int(y)), int(r), 255, -1)
-    alpha = cv2.GaussianBlur(mask, (0, 0), max(1.0, r * 0.08)).astype(np.float32) / 255
     skin = np.array([120, 150, 205], np.float32) * rng.uniform(0.8, 1.1)
-    # Rounded finger: darker towards its sides.
-    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 3)
-    shade = np.clip(dist / max(r, 1), 0, 1) ** 0.5
-    finger = skin[None, None, :] * (0.55 + 0.45 * shade)[:, :, None]
-    img[...] = img * (1 - alpha[:, :, None]) + finger * alpha[:, :, None]
+    _capsule(img, (x, y), end, r, skin, r * 0.08)
+
+
+def _off_page(corners: np.ndarray, pts: np.ndarray, margin: float) -> bool:
+    """True if every point lies outside the page by at least `margin` px."""
+    poly = corners.astype(np.float32).reshape(-1, 1, 2)
+    return all(cv2.pointPolygonTest(poly, (float(x), float(y)), True) < -margin
+               for x, y in pts)
+
+
+def _die(img: np.ndarray, centre: tuple[float, float], size: float, angle: float,
+         rng: np.random.Generator) -> None:
+    """A die lying on the table: shadow, rounded ivory body, pips or a poker-die letter."""
+    n = int(size * 1.8) | 1
+    local = np.zeros((n, n), np.uint8)
+    c, half = n // 2, int(size / 2)
+    cv2.rectangle(local, (c - half, c - half), (c + half, c + half), 255, -1)
+    # Rounded corners: blur the square and cut it again.
+    local = (cv2.GaussianBlur(local, (0, 0), size * 0.1) > 128).astype(np.uint8) * 255
+    face = np.zeros((n, n), np.uint8)
+    if rng.random() < 0.5:  # ordinary die: pips
+        grid = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+                4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+                5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+                6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}[int(rng.integers(1, 7))]
+        for gx, gy in grid:
+            cv2.circle(face, (int(c + gx * size * 0.27), int(c + gy * size * 0.27)),
+                       max(1, int(size * 0.09)), 255, -1, cv2.LINE_AA)
+        ink = np.array([30, 30, 30], np.float32)
+    else:  # poker die: 9 10 B D K A
+        label = str(rng.choice(["9", "10", "B", "D", "K", "A"]))
+        scale = size / 40 * (0.8 if len(label) > 1 else 1.1)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_DUPLEX, scale, 2)
+        cv2.putText(face, label, (c - tw // 2, c + th // 2), cv2.FONT_HERSHEY_DUPLEX, scale,
+                    255, max(1, int(size / 20)), cv2.LINE_AA)
+        ink = np.array([40, 40, 170] if label in ("D", "K", "A") else [30, 30, 30], np.float32)
+    rot = cv2.getRotationMatrix2D((c, c), angle, 1.0)
+    body = cv2.warpAffine(local, rot, (n, n)).astype(np.float32) / 255
+    face = cv2.warpAffine(face, rot, (n, n)).astype(np.float32) / 255
+    shadow = cv2.GaussianBlur(np.roll(body, (int(size * 0.12), int(size * 0.08)), (0, 1)),
+                              (0, 0), size * 0.12)
+    x0, y0 = int(centre[0]) - c, int(centre[1]) - c
+    h, w = img.shape[:2]
+    xa, ya, xb, yb = max(0, x0), max(0, y0), min(w, x0 + n), min(h, y0 + n)
+    if xa >= xb or ya >= yb:
+        return
+    sl = (slice(ya - y0, yb - y0), slice(xa - x0, xb - x0))
+    region = img[ya:yb, xa:xb]
+    region *= (1 - 0.5 * shadow[sl])[:, :, None]
+    ivory = np.array([215, 230, 238], np.float32) * rng.uniform(0.9, 1.05)
+    colour = ivory * (1 - face[sl][:, :, None]) + ink * face[sl][:, :, None]
+    region[...] = region * (1 - body[sl][:, :, None]) + colour * body[sl][:, :, None]
+
+
+def _clutter(img: np.ndarray, plan: ShotPlan, rng: np.random.Generator) -> None:
+    """Dice and a pen on the table, never on the sheet (its markers stay visible)."""
+    corners = np.float32(plan.corners)
+    w, h = plan.size
+    size = 16 * plan.px_per_mm * rng.uniform(0.9, 1.2)  # poker dice are about 16 mm
+    placed = 0
+    for _ in range(40):
+        if placed >= int(rng.integers(1, 6)):
+            break
+        centre = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
+        if _off_page(corners, np.array([centre]), size):
+            _die(img, centre, size, float(rng.uniform(0, 90)), rng)
+            placed += 1
+    for _ in range(20):  # a pen, about 14 cm long
+        a = np.array([rng.uniform(0, w), rng.uniform(0, h)])
+        ang = rng.uniform(0, 2 * math.pi)
+        b = a + 140 * plan.px_per_mm * np.array([math.cos(ang), math.sin(ang)])
+        pts = a + (b - a) * np.linspace(0, 1, 12)[:, None]
+        r = 4.5 * plan.px_per_mm
+        if _off_page(corners, pts, r * 2):
+            body = np.array([[140, 60, 20], [30, 30, 30], [230, 230, 230], [40, 40, 170]],
+                            np.float32)[int(rng.integers(4))]
+            drop = np.array([1.5, 1.5]) * r  # its shadow: the table, darker
+            table = img[int(np.clip(a[1], 0, h - 1)), int(np.clip(a[0], 0, w - 1))]
+            _capsule(img, tuple(a + drop), tuple(b + drop), r, table * 0.5, r * 0.6)
+            _capsule(img, tuple(a), tuple(b), r, body, 0.8)
+            break
+
+
+def _glare(img: np.ndarray, plan: ShotPlan) -> np.ndarray:
+    """A lamp's reflection: adds light, washing the ink out but not away."""
+    strength, gx, gy, radius = plan.glare
+    w, h = plan.size
+    q = 8
+    ys, xs = np.mgrid[0:h // q + 1, 0:w // q + 1].astype(np.float32) * q
+    blob = np.exp(-(((xs - gx) ** 2 + ((ys - gy) * 1.4) ** 2) / (2 * radius**2)))
+    blob = cv2.resize(blob * strength, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.add(_times(img, 1 - blob), cv2.merge((blob, blob, blob)) * np.float32(250))
+
+
+def _depth_blur(img: np.ndarray, plan: ShotPlan) -> np.ndarray:
+    """Blur that grows towards one side of the frame (the far edge of a tilted page)."""
+    extra, direction = plan.depth_blur
+    sigma = max(plan.focus_px, 0.6) * (1 + extra)
+    if extra < 0.2:
+        return img
+    w, h = plan.size
+    far = cv2.GaussianBlur(img, (0, 0), sigma)
+    ys, xs = np.mgrid[0:h // 8 + 1, 0:w // 8 + 1].astype(np.float32) * 8
+    ramp = (xs / w - 0.5) * math.cos(direction) + (ys / h - 0.5) * math.sin(direction)
+    ramp = cv2.resize(np.clip(ramp + 0.5, 0, 1), (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.add(_times(img, 1 - ramp), _times(far, ramp))
 
 
 def _motion_kernel(length: float, angle: float) -> np.ndarray:
@@ -481,6 +633,10 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
     rng = np.random.default_rng(plan.seed)
     w, h = plan.size
     img = _background(plan.background, rng, plan.size)
+    if plan.clutter and not plan.no_sheet:
+        # On the table, so under the same light; its own random stream, so that the
+        # rest of the photo is the same with or without it.
+        _clutter(img, plan, np.random.default_rng([plan.seed, 1]))
     light = _light_field(plan, rng)
     if plan.no_sheet:
         img = _times(img, light)
@@ -499,9 +655,12 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
     bright = float(np.percentile((img[::16, ::16] * wb).max(axis=2), 98))
     gains = wb * np.float32(rng.uniform(225, 250) / max(bright, 1.0))
     img = cv2.multiply(img, (float(gains[0]), float(gains[1]), float(gains[2]), 0.0))
-    # Lens: focus blur, then the shake of the hand.
+    if plan.glare[0]:
+        img = _glare(img, plan)
+    # Lens: focus blur (more towards the far edge), then the shake of the hand.
     if plan.focus_px > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), plan.focus_px)
+    img = _depth_blur(img, plan)
     if plan.motion[0] > 1.0:
         img = cv2.filter2D(img, -1, _motion_kernel(*plan.motion))
     # Sensor: shot noise grows with the signal; chroma noise is coarser than luma noise.

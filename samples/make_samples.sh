@@ -14,8 +14,8 @@ mk --name 05-variant-doppel-grande --seed 5  --level mild --game escalero --play
 mk --name 06-upside-down           --seed 6  --level mild --game escalero --players 2 --megapixels 3 --rotation 182 --quality 80
 mk --name 07-sideways              --seed 7  --level mild --game escalero --players 3 --megapixels 3 --rotation 88 --quality 80
 mk --name 08-12mp                  --seed 8  --level mild --game escalero --players 2 --megapixels 12 --rotation 3 --quality 75
-mk --name 09-harsh                 --seed 9  --level harsh --game escalero --players 2 --megapixels 3 --quality 75
-mk --name 10-harsh-generala        --seed 10 --level harsh --game generala --players 3 --megapixels 3 --quality 70
+mk --name 09-harsh                 --seed 15 --level harsh --game escalero --players 2 --megapixels 3 --quality 75
+mk --name 10-harsh-generala        --seed 11 --level harsh --game generala --players 3 --megapixels 3 --quality 70
 mk --name 11-finger-on-marker      --seed 11 --level mild --game escalero --players 2 --megapixels 3 --cover-marker 1 --quality 80
 mk --name 12-unfinished-illegal    --seed 12 --level mild --game escalero --players 2 --rounds 18 --illegal 2 --megapixels 3 --quality 80
 mk --name 13-tiny-far-away         --seed 13 --level mild --game escalero --players 2 --megapixels 4 --tiny --quality 80

@@ -107,3 +107,21 @@ def test_tiny_sheet_is_small_in_the_frame() -> None:
 def test_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError):
         camera.plan_shot(np.random.default_rng(0), A4, camera.Options(level="brutal"))
+
+
+def test_clutter_stays_off_the_sheet() -> None:
+    import dataclasses
+
+    plan = camera.plan_shot(np.random.default_rng(12), A4,
+                            camera.Options(megapixels=1.0, rotation=0, tilt=0))
+    page = _page()
+    imgs = [cv2.GaussianBlur(_decode(camera.take_photo(page, dataclasses.replace(
+        plan, clutter=flag, glare=(0.0, 0, 0, 1)))).astype(np.float32), (0, 0), 4)
+        for flag in (False, True)]
+    diff = np.abs(imgs[0] - imgs[1]).max(axis=2)
+    on_page = np.zeros(diff.shape, np.uint8)
+    corners = np.float32(plan.corners)
+    centre = corners.mean(axis=0)
+    cv2.fillConvexPoly(on_page, np.int32(centre + (corners - centre) * 0.9), 1)
+    assert diff[on_page == 1].mean() < 3  # only the noise differs on the sheet
+    assert diff[on_page == 0].max() > 40  # dice or a pen appeared next to it
