@@ -63,3 +63,18 @@ def test_batch_continues_and_returns_the_worst(photos, capsys) -> None:
     assert [("error" in obj) for obj in lines] == [False, True, True]
     assert lines[0]["photo"] == photos["good"] and "settlement" in lines[0]
     assert "[3/3]" in captured.err
+
+
+def test_parallel_jobs(photos, capsys) -> None:
+    argv = ["scan", photos["good"], photos["table"], photos["good"], "--json", "--jobs", "2"]
+    assert escalero_cli.main(argv) == 5
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [("error" in obj) for obj in lines] == [False, True, False]
+
+
+def test_layout_options_and_debug(photos, capsys, tmp_path) -> None:
+    argv = ["scan", photos["good"], "--players", "2", "--debug", str(tmp_path), "--stake", "0.5"]
+    assert escalero_cli.main(argv) == 0
+    assert (tmp_path / "sheet_overlay.png").exists()
+    assert "EUR" in capsys.readouterr().out
+    assert escalero_cli.main(["scan", photos["good"], "--players", "9"]) == 2
