@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
-OUT=samples/photos
+OUT=${OUT:-samples/photos}
 mk() { "$PY" -m samples.make_photos --n 1 --split eval --out "$OUT" "$@"; }
 mk --name 01-easy-2-players        --seed 1  --level mild --game escalero --players 2 --variant strasse-25 --megapixels 3 --rotation 2 --tilt 4 --quality 85
 mk --name 02-3-players             --seed 2  --level mild --game escalero --players 3 --megapixels 3 --rotation -5 --quality 80
