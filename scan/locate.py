@@ -240,11 +240,16 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
     src, dst = _marker_correspondences(geom, markers)
     used = tuple(h for h in markers if geom.marker(h.id) is not None)
     if len(used) >= 3:
-        hom, err = _fit(src, dst)
         marker_px = float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2]) for h in used]))
-        # A misread marker throws the fit off by far more than a pixel or two.
-        if err < max(2.0, 0.04 * marker_px):
-            return Placement(hom, "markers", used, None, err)
+        # A misread marker throws the fit off by far more than a pixel or two; with four
+        # found, any three of them still fix the sheet, so leave each out in turn.
+        subsets = [used] + ([tuple(h for h in used if h is not skip) for skip in used]
+                            if len(used) == 4 else [])
+        for subset in subsets:
+            s_src, s_dst = _marker_correspondences(geom, subset)
+            hom, err = _fit(s_src, s_dst)
+            if err < max(2.0, 0.04 * marker_px):
+                return Placement(hom, "markers", subset, None, err)
     if outline is None:
         raise SheetNotFoundError(NO_SHEET)
     pw, ph = geom.page_mm

@@ -99,3 +99,15 @@ def test_foreign_qr_code_is_refused() -> None:
     hit = locate.QrHit("https://example.com", np.zeros((4, 2), np.float32))
     with pytest.raises(SheetNotFoundError, match="not an Escalero sheet"):
         resolve_geometry(hit, None, True)
+
+
+def test_a_misplaced_marker_is_left_out(page) -> None:
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4)
+    markers = list(locate.find_markers(photo))
+    assert len(markers) == 4
+    bad = markers[2]
+    markers[2] = locate.MarkerHit(bad.id, bad.corners + np.float32([60, -45]))  # a stray find
+    geom = geometry_for(SPEC)
+    placement = locate.place_sheet(geom, tuple(markers), None, None)
+    assert sorted(h.id for h in placement.markers) == [0, 1, 3]
+    assert _truth_error_mm(placement, hom) < 0.6
