@@ -20,6 +20,7 @@ time. Each photo is then scanned one at a time and compared cell by cell with it
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import statistics
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -67,6 +69,16 @@ class Outcome:
 
 
 # --- photos ---------------------------------------------------------------------------------
+
+
+def generator_version() -> str:
+    """Hash of the generator's code: cached photos from older code are not reused."""
+    import samples
+
+    digest = hashlib.sha256()
+    for name in ("games.py", "camera.py", "handwriting.py", "make_photos.py"):
+        digest.update((Path(samples.__file__).parent / name).read_bytes())
+    return digest.hexdigest()[:10]
 
 
 def _make_one(req: Request, out: Path) -> tuple[Path, float]:
@@ -272,7 +284,10 @@ def format_table(results: dict[str, dict[str, Any]]) -> str:
 
 
 def failures_text(outcomes: Sequence[Outcome], limit: int = 8) -> list[str]:
-    lines = [f"  {o.name}: {o.failure}" for o in outcomes if o.failure][:limit]
+    """Failures grouped by message, then the first silent errors."""
+    reasons = Counter(o.failure for o in outcomes if o.failure)
+    lines = [f"  {n} x {reason} (e.g. {next(o.name for o in outcomes if o.failure == reason)})"
+             for reason, n in reasons.most_common(limit)]
     for o in outcomes:
         for s in o.silent:
             if len(lines) >= 2 * limit:
@@ -302,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     seed = args.seed if args.seed is not None else SEED_BASE[args.level]
     mp = f"-{args.megapixels:g}mp" if args.megapixels else ""
-    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}"
+    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}-{generator_version()}"
     paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels)
     print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
           file=sys.stderr)
