@@ -193,12 +193,17 @@ def scan_all(paths: Sequence[Path], scanner: Scanner, label: str) -> list[Outcom
             scanned = scanner(path)
         except (EscaleroError, _Refused) as err:
             outcomes.append(Outcome(path.stem, time.perf_counter() - t0,
-                                    failure=f"refused: {err}"))
+                                    failure=None if truth["sheet"] is None else f"refused: {err}",
+                                    payout_right=truth["sheet"] is None))
         except Exception as err:  # a crash is a finding, not the end of the benchmark
             outcomes.append(Outcome(path.stem, time.perf_counter() - t0,
                                     failure=f"crashed: {type(err).__name__}: {err}"))
         else:
-            outcomes.append(compare(path.stem, time.perf_counter() - t0, truth, scanned))
+            seconds = time.perf_counter() - t0
+            if truth["sheet"] is None:  # a photo without a sheet must be refused
+                outcomes.append(Outcome(path.stem, seconds, failure="read a sheet where none is"))
+            else:
+                outcomes.append(compare(path.stem, seconds, truth, scanned))
         print(f"\rscanning ({label}) {i + 1}/{len(paths)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return outcomes
@@ -223,7 +228,7 @@ def _pct(values: Sequence[float], q: float) -> float:
 
 
 def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, Any]:
-    ok = [o for o in outcomes if o.failure is None]
+    ok = [o for o in outcomes if o.failure is None and o.cells]  # read sheets
     n = len(outcomes)
     cells = sum(o.cells for o in ok)
     filled = sum(o.filled for o in ok)
@@ -232,7 +237,7 @@ def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, A
     return {
         "photos": n,
         "scanned": len(ok),
-        "failed": n - len(ok),
+        "failed": sum(o.failure is not None for o in outcomes),
         "cell_accuracy": sum(o.correct for o in ok) / cells if cells else float("nan"),
         "filled_cell_accuracy": (sum(o.filled_correct for o in ok) / filled
                                  if filled else float("nan")),
@@ -309,6 +314,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="photo seed (default: fixed per level)")
     p.add_argument("--megapixels", type=float, help="fix the photo size (default: 2-12 MP)")
     p.add_argument("--keep", type=Path, help="make/keep the photos here (default: a cache)")
+    p.add_argument("--photos", type=Path,
+                   help="scan these photos (NAME.jpg + NAME.json truth) instead of making new "
+                        "ones, e.g. samples/photos")
     p.add_argument("--json", type=Path, help="write every per-photo outcome here")
     return p
 
@@ -318,9 +326,13 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else SEED_BASE[args.level]
     mp = f"-{args.megapixels:g}mp" if args.megapixels else ""
     out = args.keep or CACHE / f"{args.level}-s{seed}{mp}-{generator_version()}"
-    paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels)
-    print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
-          file=sys.stderr)
+    if args.photos:
+        paths = sorted(args.photos.glob("*.jpg"))[: args.n]
+        print(f"{len(paths)} photos from {args.photos}", file=sys.stderr)
+    else:
+        paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels)
+        print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
+              file=sys.stderr)
     decode = decode_times(paths)
     recognizers = ["default", "tesseract"] if args.recognizer == "both" else [args.recognizer]
     if "tesseract" in recognizers and shutil.which("tesseract") is None:
@@ -337,8 +349,11 @@ def main(argv: list[str] | None = None) -> int:
         details[rec] = [o.__dict__ | {"clean": o.clean} for o in outcomes]
         notes.append(f"{rec}: scanned with {how}")
         notes.extend(failures_text(outcomes))
-    print(f"benchmarks.scan: level {args.level}, seed {seed}, eval writers, "
-          f"photos {args.megapixels or '2-12'} MP")
+    if args.photos:
+        print(f"benchmarks.scan: photos from {args.photos}")
+    else:
+        print(f"benchmarks.scan: level {args.level}, seed {seed}, eval writers, "
+              f"photos {args.megapixels or '2-12'} MP")
     print(format_table(results))
     print("\n".join(notes))
     if args.json:

@@ -66,3 +66,32 @@ def test_summary_and_table() -> None:
     assert math.isclose(s["scan_over_decode"], 20.0)
     table = bench.format_table({"default": s})
     assert "silent errors / sheet" in table and "50.0%" in table
+
+
+def test_scan_all_sorts_refusals_crashes_and_expected_refusals(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from scoring.errors import SheetNotFoundError, UnreadableSheetError
+
+    truth = _truth()
+    cases = {"good": truth, "blurred": truth, "broken": truth,
+             "empty-table": {"sheet": None, "expected": None}}
+    for name, t in cases.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(t), encoding="utf-8")
+
+    def scanner(path):  # type: ignore[no-untyped-def]
+        if path.stem == "blurred":
+            raise UnreadableSheetError("too blurred")
+        if path.stem == "broken":
+            raise RuntimeError("bug")
+        if path.stem == "empty-table":
+            raise SheetNotFoundError("no sheet")
+        return _scanned(truth["sheet"])
+
+    outs = {o.name: o for o in bench.scan_all(
+        [tmp_path / f"{n}.jpg" for n in cases], scanner, "fake")}
+    assert outs["good"].clean and outs["empty-table"].failure is None
+    assert outs["blurred"].failure == "refused: too blurred"
+    assert outs["broken"].failure.startswith("crashed: RuntimeError")
+    s = bench.summary(list(outs.values()), [0.1] * 4)
+    assert s["failed"] == 2 and s["scanned"] == 1 and s["flagged_per_sheet"] == 0
