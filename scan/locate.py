@@ -9,7 +9,7 @@ the markers (or the QR code) say which corner is which.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -144,25 +144,37 @@ def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]
     return sorted(fits, key=lambda f: f[0])
 
 
+def _qr_variants(image: np.ndarray, hom: np.ndarray, box: tuple[float, float, float, float]
+                 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The QR region warped upright, cheapest first: plain, larger, cleaned up."""
+    x, y, w, h = box
+    pad = QR_PAD_MM
+    for ppm, interp, clean in ((QR_PX_PER_MM, cv2.INTER_AREA, False),
+                               (1.5 * QR_PX_PER_MM, cv2.INTER_CUBIC, False),
+                               (1.5 * QR_PX_PER_MM, cv2.INTER_CUBIC, True)):
+        # photo px -> crop px: the QR box plus a margin, at ppm, upright.
+        to_crop = np.array([[ppm, 0, -(x - pad) * ppm], [0, ppm, -(y - pad) * ppm],
+                            [0, 0, 1]]) @ np.linalg.inv(hom)
+        size = (round((w + 2 * pad) * ppm), round((h + 2 * pad) * ppm))
+        crop = cv2.warpPerspective(image, to_crop, size, flags=interp, borderValue=255)
+        if clean:  # noise and soft focus: smooth, then binarise locally
+            crop = cv2.GaussianBlur(crop, (0, 0), ppm / 8)
+            crop = cv2.adaptiveThreshold(crop, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                         cv2.THRESH_BINARY, int(ppm * 4) | 1, 10)
+        yield crop, to_crop
+
+
 def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
                   frames: Sequence[PageFrame]) -> QrHit | None:
     """Decode the QR code where each known page frame puts it (a small local warp)."""
     detector = cv2.QRCodeDetector()
-    for _err, hom, frame in frame_fits(markers, frames):
-        x, y, w, h = frame.qr_box
-        pad = QR_PAD_MM
-        # photo px -> local crop px: the QR box plus a margin, at QR_PX_PER_MM, upright.
-        to_crop = np.array([[QR_PX_PER_MM, 0, -(x - pad) * QR_PX_PER_MM],
-                            [0, QR_PX_PER_MM, -(y - pad) * QR_PX_PER_MM],
-                            [0, 0, 1]]) @ np.linalg.inv(hom)
-        size = (round((w + 2 * pad) * QR_PX_PER_MM), round((h + 2 * pad) * QR_PX_PER_MM))
-        crop = cv2.warpPerspective(image, to_crop, size, flags=cv2.INTER_AREA,
-                                   borderValue=255)
-        text, points, _ = detector.detectAndDecode(crop)
-        if text and points is not None:
-            back = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float32)[:4],
-                                            np.linalg.inv(to_crop))
-            return QrHit(text, back.reshape(4, 2).astype(np.float32))
+    for _err, hom, frame in frame_fits(markers, frames)[:2]:
+        for crop, to_crop in _qr_variants(image, hom, frame.qr_box):
+            text, points, _ = detector.detectAndDecode(crop)
+            if text and points is not None:
+                back = cv2.perspectiveTransform(
+                    points.reshape(-1, 1, 2).astype(np.float32)[:4], np.linalg.inv(to_crop))
+                return QrHit(text, back.reshape(4, 2).astype(np.float32))
     return None
 
 
@@ -234,6 +246,30 @@ def _marker_correspondences(geom: SheetGeometry, markers: tuple[MarkerHit, ...]
     return np.array(src, np.float32).reshape(-1, 2), np.array(dst, np.float32).reshape(-1, 2)
 
 
+def _drop_stray_marker(geom: SheetGeometry, used: tuple[MarkerHit, ...], hom: np.ndarray,
+                       err: float, marker_px: float
+                       ) -> tuple[np.ndarray, float, tuple[MarkerHit, ...]]:
+    """Four markers always fit a homography; a stray one (another sheet, a false find)
+    shows as a marker the other three put far from where it was found. Bent paper moves
+    markers a little too, so only a gross misfit is dropped; the grid check catches the rest.
+    """
+    best = None
+    for skip in used:
+        rest = tuple(h for h in used if h is not skip)
+        r_src, r_dst = _marker_correspondences(geom, rest)
+        r_hom, r_err = _fit(r_src, r_dst)
+        s_src, s_dst = _marker_correspondences(geom, (skip,))
+        pred = cv2.perspectiveTransform(s_src.reshape(-1, 1, 2), r_hom).reshape(-1, 2)
+        miss = float(np.sqrt(np.mean(np.sum((pred - s_dst) ** 2, axis=1))))
+        if best is None or r_err < best[0]:
+            best = (r_err, miss, r_hom, rest)
+    assert best is not None
+    r_err, miss, r_hom, rest = best
+    if miss > 0.5 * marker_px and err > 1.5 * r_err:
+        return r_hom, r_err, rest
+    return hom, err, used
+
+
 def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit | None,
                 outline: np.ndarray | None) -> Placement:
     """The sheet-mm -> photo-px homography from the best evidence available."""
@@ -241,15 +277,12 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
     used = tuple(h for h in markers if geom.marker(h.id) is not None)
     if len(used) >= 3:
         marker_px = float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2]) for h in used]))
-        # A misread marker throws the fit off by far more than a pixel or two; with four
-        # found, any three of them still fix the sheet, so leave each out in turn.
-        subsets = [used] + ([tuple(h for h in used if h is not skip) for skip in used]
-                            if len(used) == 4 else [])
-        for subset in subsets:
-            s_src, s_dst = _marker_correspondences(geom, subset)
-            hom, err = _fit(s_src, s_dst)
-            if err < max(2.0, 0.04 * marker_px):
-                return Placement(hom, "markers", subset, None, err)
+        hom, err = _fit(src, dst)
+        if len(used) == 4:
+            hom, err, used = _drop_stray_marker(geom, used, hom, err, marker_px)
+        # A misread marker throws the fit off by far more than a pixel or two.
+        if err < max(2.0, 0.04 * marker_px):
+            return Placement(hom, "markers", used, None, err)
     if outline is None:
         raise SheetNotFoundError(NO_SHEET)
     pw, ph = geom.page_mm

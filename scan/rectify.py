@@ -308,12 +308,21 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]
                 continue
             edges = _search(strength, s, inset, ox, oy)
             for axis, (a, b) in enumerate(((0, 1), (2, 3))):
-                if shift[i][axis] is None and pred[axis] is not None:
-                    found = _pair_shift(edges, a, b)
-                    if found is not None:
-                        shift[i][axis] = found
-                        raw[i][a], raw[i][b] = edges[a], edges[b]
-                        progress = True
+                if shift[i][axis] is not None or pred[axis] is None:
+                    continue
+                found = _pair_shift(edges, a, b)
+                if found is None:
+                    # One line (the other hidden by ink or glare) that agrees with the
+                    # neighbours still places the cell: both lines move by its offset.
+                    single = [edges[k] for k in (a, b) if edges[k] is not None
+                              and abs(edges[k] - pred[axis]) < MAX_STRETCH_MM]
+                    if len(single) == 1:
+                        found = float(single[0])
+                        edges[a] = edges[b] = found
+                if found is not None:
+                    shift[i][axis] = found
+                    raw[i][a], raw[i][b] = edges[a], edges[b]
+                    progress = True
         if not progress:
             break
     # Paper bends and shifts, but it does not stretch: most cells must show both lines
