@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     g = p.add_argument_group("layout, when the sheet's QR code cannot be read")
     g.add_argument("--game", choices=GAMES)
     g.add_argument("--players", type=int, metavar="N",
-                   help="number of sides (pairs: number of pairs)")
+                   help="number of players (with --pairs: players, paired in order)")
     g.add_argument("--pairs", action="store_true", help="the sheet was printed for pairs")
     g.add_argument("--variant", action="append", default=[], metavar="V",
                    help=f"house variant, repeatable: {', '.join(ESCALERO_VARIANTS)}")
@@ -48,17 +48,15 @@ def register(subparsers: Any) -> None:
 
 
 def _layout_hint(args: argparse.Namespace) -> Any:
+    """The LayoutSpec the options describe (as `escalero sheet` plans it), or None."""
     if args.game is None and args.players is None and not args.variant and not args.pairs \
             and args.paper is None:
         return None
-    from sheets.layout import LayoutSpec, build_layout
+    from sheets.cli import plan_block
 
     variants = tuple(v.strip() for a in args.variant for v in a.split(",") if v.strip())
-    spec = LayoutSpec(game=args.game or "escalero", variants=variants,
-                      sides=args.players if args.players is not None else 2,
-                      pairs=args.pairs, paper=args.paper or "a4")
-    build_layout(spec)  # a one-line SheetOptionError for a sheet that cannot exist
-    return spec
+    return plan_block(args.game or "escalero", args.players, args.names, args.pairs, variants,
+                      args.paper or "a4").spec
 
 
 def _options(args: argparse.Namespace) -> Any:

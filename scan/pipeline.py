@@ -190,17 +190,17 @@ def _with_names(geom: SheetGeometry, names: tuple[str, ...]) -> SheetGeometry:
         return geom
     from dataclasses import replace
 
-    per_side = len(geom.side_members[0])
-    if len(names) == geom.n_sides * per_side:
-        members = tuple(tuple(names[i * per_side:(i + 1) * per_side])
-                        for i in range(geom.n_sides))
-    elif per_side == 2 and len(names) == geom.n_sides:  # pairs named as sides
-        members = tuple((n,) for n in names)
+    n = geom.n_sides
+    pairs = len(geom.side_members[0]) == 2
+    if not pairs and len(names) == n:
+        members = tuple((name,) for name in names)
+    elif pairs and len(names) in (2 * n - 1, 2 * n):  # paired in order; odd: last plays alone
+        members = tuple(tuple(names[i:i + 2]) for i in range(0, len(names), 2))
     else:
+        want = f"{n}" if not pairs else f"{2 * n - 1} or {2 * n}"
         raise ScanOptionError(
-            f"--names gives {len(names)} name(s) but the sheet has {geom.n_sides} sides"
-            + (f" ({geom.n_sides * per_side} players)" if per_side > 1 else "")
-            + "; give one name per player, separated by commas"
+            f"--names gives {len(names)} name(s) but the sheet is for {want} players; "
+            "give one name per player, separated by commas"
         )
     return replace(geom, side_members=members,
                    side_names=tuple(" & ".join(m) for m in members))

@@ -70,7 +70,7 @@ def test_names(page) -> None:
                         recognizer=InkRecognizer())
     assert [s["name"] for s in result.sheet_json["sides"]] == ["Anna", "Bernd"]
     assert "money" in result.to_json()
-    with pytest.raises(ScanOptionError, match="2 sides"):
+    with pytest.raises(ScanOptionError, match="for 2 players"):
         scan_photo(photo, ScanOptions(names=("Anna",)), recognizer=InkRecognizer())
 
 
@@ -78,3 +78,14 @@ def test_blurred_photo_is_refused(page) -> None:
     photo = encode_jpeg(photo_of(page, size=(1500, 2000), angle=2, blur=7.0))
     with pytest.raises(UnreadableSheetError):
         scan_photo(photo, ScanOptions(), recognizer=InkRecognizer())
+
+
+def test_pair_names_are_grouped_in_order() -> None:
+    from scan.pipeline import _with_names
+
+    geom = geometry_for(LayoutSpec(sides=3, pairs=True))
+    named = _with_names(geom, ("A", "B", "C", "D", "E"))
+    assert named.side_members == (("A", "B"), ("C", "D"), ("E",))
+    assert named.side_names == ("A & B", "C & D", "E")
+    with pytest.raises(ScanOptionError, match="5 or 6 players"):
+        _with_names(geom, ("A", "B", "C"))
