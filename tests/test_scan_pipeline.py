@@ -89,3 +89,23 @@ def test_pair_names_are_grouped_in_order() -> None:
     assert named.side_names == ("A & B", "C & D", "E")
     with pytest.raises(ScanOptionError, match="5 or 6 players"):
         _with_names(geom, ("A", "B", "C"))
+
+
+@pytest.mark.parametrize("spec", [
+    LayoutSpec(game="generala", sides=4),
+    LayoutSpec(sides=5),  # landscape
+    LayoutSpec(sides=2, paper="a5"),
+    LayoutSpec(sides=3, pairs=True, variants=("doppel-grande",)),
+    LayoutSpec(sides=2, paper="letter", variants=("one-column",)),
+], ids=lambda s: f"{s.game}-{s.sides}-{s.paper}-{'pairs' if s.pairs else ''}{'+'.join(s.variants)}")
+def test_every_kind_of_sheet(spec) -> None:
+    geom = geometry_for(spec)
+    rows = geom.ruleset.row_ids
+    entries = {(0, 0, rows[0]): 2, (geom.n_sides - 1, geom.ruleset.columns - 1, rows[-1]): "x",
+               (1, 0, "total"): 45}
+    page = written_sheet(spec, entries, "K7Q2-001", PPM)
+    photo = encode_jpeg(photo_of(page, size=(2000, 1500) if page.shape[1] > page.shape[0]
+                                 else (1500, 2000), angle=-2, tilt=0.05))
+    result = scan_photo(photo, ScanOptions(), recognizer=InkRecognizer())
+    assert result.geometry.game == spec.game and result.geometry.n_sides == spec.sides
+    assert _inked(result) == set(entries)
