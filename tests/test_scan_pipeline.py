@@ -109,3 +109,17 @@ def test_every_kind_of_sheet(spec) -> None:
     result = scan_photo(photo, ScanOptions(), recognizer=InkRecognizer())
     assert result.geometry.game == spec.game and result.geometry.n_sides == spec.sides
     assert _inked(result) == set(entries)
+
+
+def test_heic_photo_end_to_end(page) -> None:
+    pillow_heif = pytest.importorskip("pillow_heif")
+    import io
+
+    from PIL import Image
+
+    pillow_heif.register_heif_opener()
+    rgb = photo_of(page, size=(1200, 1600), angle=3)[:, :, ::-1]
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, "HEIF", quality=90)
+    result = scan_photo(buf.getvalue(), ScanOptions(), recognizer=InkRecognizer())
+    assert _inked(result) == set(ENTRIES)
