@@ -17,7 +17,7 @@ from scan.geometry import Box, SheetGeometry, Slot
 from scoring.errors import UnreadableSheetError
 
 PX_PER_MM = 10.0  # the cell-reading contract's resolution (CELL_PX_PER_MM)
-MIN_PHOTO_PX_PER_MM = 4.0  # below this a 0.5 mm pen stroke is a pixel or two: refuse
+MIN_PHOTO_PX_PER_MM = 3.5  # below this a 0.5 mm pen stroke is under two pixels: refuse
 MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
@@ -106,7 +106,10 @@ def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) ->
     """Refuse a small or blurred sheet from its markers alone (before the layout is known)."""
     x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
     x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
-    if photo_resolution(hom, region=(x0, y0, x1 - x0, y1 - y0)) < MIN_PHOTO_PX_PER_MM:
+    # The grid is not known yet: judge the middle half of the page (the grid's core).
+    w, h = x1 - x0, y1 - y0
+    if photo_resolution(hom, region=(x0 + w / 4, y0 + h / 4, w / 2, h / 2)) \
+            < MIN_PHOTO_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL)
     patches = []
     for x, y, w, h in boxes:
