@@ -1,0 +1,136 @@
+"""The committed digit model read through scan.recognize on unseen ("eval") writers."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import numpy as np
+import pytest
+
+from samples.cell_crops import synth_cell
+from samples.handwriting import make_writer
+from scan.recognize import (
+    CellCrop,
+    CellReading,
+    DigitModelRecognizer,
+    Recognizer,
+    get_recognizer,
+)
+from scoring.errors import ToolMissingError
+from scoring.rulesets import get_ruleset
+
+RULES = get_ruleset("escalero")
+ACES = RULES.row("aces").allowed
+
+
+def golden_cells(n: int, seed: int = 11) -> list[tuple[CellCrop, object]]:
+    """Mild photo crops by eval-pool writers: (crop, expected reading)."""
+    rng = np.random.default_rng(seed)
+    rows = RULES.rows
+    cells = []
+    for i in range(n):
+        writer = make_writer(rng, "eval")
+        row = rows[i % len(rows)]
+        entry = [None, "x"][i % 2] if i % 5 == 0 else int(rng.choice(row.allowed))
+        crop = synth_cell(rng, writer, entry, box_size=(140, 90)).image
+        cells.append((CellCrop(crop, row.allowed), entry))
+    return cells
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> DigitModelRecognizer:
+    rec = get_recognizer("default")
+    assert isinstance(rec, DigitModelRecognizer)
+    return rec
+
+
+def test_protocol_and_availability(recognizer: DigitModelRecognizer) -> None:
+    assert isinstance(recognizer, Recognizer)
+    assert recognizer.available()
+    assert recognizer.read([]) == []
+
+
+def test_golden_cells(recognizer: DigitModelRecognizer) -> None:
+    cells = golden_cells(60)
+    readings = recognizer.read([c for c, _ in cells])
+    right = [r.value == e for r, (_, e) in zip(readings, cells, strict=True)]
+    certain = [r.certain for r in readings]
+    assert all(isinstance(r, CellReading) for r in readings)
+    assert sum(right) >= 0.9 * len(cells)
+    assert sum(certain) >= 0.6 * len(cells)
+    # The rule that matters: nothing reported certain is wrong.
+    assert all(ok for ok, sure in zip(right, certain, strict=True) if sure)
+    for r, (crop, _) in zip(readings, cells, strict=True):
+        assert 0.0 <= r.confidence <= 1.0
+        assert r.value in (None, "x") or r.value in crop.allowed
+        assert r.value not in [v for v, _ in r.alternatives]
+        assert r.kind == {None: "empty", "x": "struck"}.get(r.value, "value")  # type: ignore
+
+
+def test_empty_struck_and_value(recognizer: DigitModelRecognizer) -> None:
+    rng = np.random.default_rng(3)
+    writer = make_writer(rng, "eval")
+    crops = [CellCrop(synth_cell(rng, writer, e, box_size=(140, 90)).image, ACES)
+             for e in (None, "x", 18, None, "x", 30)]
+    kinds = [r.kind for r in recognizer.read(crops)]
+    assert kinds == ["empty", "struck", "value", "empty", "struck", "value"]
+
+
+def test_value_outside_the_row_is_not_read_as_certain(recognizer: DigitModelRecognizer) -> None:
+    rng = np.random.default_rng(5)
+    crops = []
+    for _ in range(20):
+        writer = make_writer(rng, "eval")
+        crops.append(CellCrop(synth_cell(rng, writer, 7, box_size=(140, 90)).image, ACES))
+    readings = recognizer.read(crops)
+    assert all(r.value != 7 for r in readings)
+    assert sum(r.certain for r in readings) <= 1
+
+
+def test_totals_read_without_row(recognizer: DigitModelRecognizer) -> None:
+    rng = np.random.default_rng(9)
+    values = [128, 96, 213, 54, 170, 7]
+    crops = [CellCrop(synth_cell(rng, make_writer(rng, "eval"), v, box_size=(140, 90)).image,
+                      None) for v in values]
+    readings = recognizer.read(crops)
+    assert sum(r.value == v for r, v in zip(readings, values, strict=True)) >= 5
+    assert all(r.value == v for r, v in zip(readings, values, strict=True) if r.certain)
+
+
+def test_a_sheet_reads_fast(recognizer: DigitModelRecognizer) -> None:
+    crops = [c for c, _ in golden_cells(90, seed=2)]
+    recognizer.read(crops[:2])
+    start = time.perf_counter()
+    recognizer.read(crops)
+    assert time.perf_counter() - start < 0.6  # 90 cells; about 0.1 s measured
+
+
+def test_unknown_recognizer() -> None:
+    with pytest.raises(ToolMissingError, match="choose one of"):
+        get_recognizer("ocr9000")
+
+
+def test_missing_tesseract_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    with pytest.raises(ToolMissingError, match="apt install tesseract-ocr"):
+        get_recognizer("tesseract")
+
+
+def test_missing_model_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    rec = DigitModelRecognizer(tmp_path / "none.onnx")
+    assert not rec.available()
+    with pytest.raises(ToolMissingError):
+        rec.read([CellCrop(np.full((120, 170, 3), 230, np.uint8), None)])
+
+
+@pytest.mark.tesseract
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract not installed")
+def test_tesseract_reads_but_is_never_certain() -> None:
+    rec = get_recognizer("tesseract")
+    cells = golden_cells(6, seed=4)
+    readings = rec.read([c for c, _ in cells])
+    assert len(readings) == 6
+    assert not any(r.certain for r in readings)
+    for r, (crop, _) in zip(readings, cells, strict=True):
+        assert r.value in (None, "x") or r.value in crop.allowed
