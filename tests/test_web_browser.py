@@ -232,43 +232,63 @@ def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) ->
     def payout() -> str:
         return page.locator("#summary .amounts").inner_text()
 
-    flagged = page.locator("td.flag input")
-    candidates = ([flagged.nth(i) for i in range(flagged.count())]
-                  or [page.locator("td.c input").first])
-    rules = json.loads(page.evaluate("JSON.stringify(editor.rules)"))
-    changed = False
-    for box in candidates:
-        row_id = box.get_attribute("data-key").split("/")[2]
-        row = next((r for r in rules["rows"] if r["id"] == row_id), None)
-        values = [str(v) for v in (row["allowed"] if row else [])] + ["x"]
-        before = payout()
-        for value in values:
-            box.fill(value)
-            try:
-                page.wait_for_function(
-                    "(b) => document.querySelector('#summary .amounts').innerText !== b",
-                    arg=before, timeout=1500)
-            except playwright_api.TimeoutError:
-                continue
-            changed = True
-            break
-        if changed:
-            break
-    assert changed, "no correction of a flagged cell changed the payout on the page"
-    # What the page shows is what the server settles for the edited sheet.
-    shown = page.locator("#summary .amounts").inner_text()
+    def settle(sheet: dict) -> dict:
+        r = page.request.post(server + "/api/settle",
+                              data={"sheet": sheet, "stake": "0.50", "currency": "EUR"})
+        return r.json()["money"]["players"]
+
+    # Find a flagged cell and a value for it that moves money (asking the server, which
+    # is quick), then make that correction on the page like a player would.
     sheet = json.loads(page.evaluate("JSON.stringify(editor.getSheet())"))
-    settled = page.request.post(server + "/api/settle",
-                                data={"sheet": sheet, "stake": "0.50", "currency": "EUR"})
-    for name, amount in settled.json()["money"]["players"].items():
+    rules = json.loads(page.evaluate("JSON.stringify(editor.rules)"))
+    base = settle(sheet)
+    flagged = page.eval_on_selector_all("td.flag input", "els => els.map(e => e.dataset.key)")
+    # Written totals never move money (the entries count); with nothing flagged at all,
+    # correct an ordinary cell instead.
+    keys = [k for k in flagged if not k.endswith("/total")] or ["0/0/nines", "1/0/nines"]
+    choice = None
+    for key in keys:
+        s, c, row_id = key.split("/")
+        row = next(r for r in rules["rows"] if r["id"] == row_id)
+        for value in [*row["allowed"], "x"]:
+            trial = json.loads(json.dumps(sheet))
+            trial["sides"][int(s)]["columns"][int(c)][row_id] = value
+            if settle(trial) != base:
+                choice = (key, value)
+                break
+        if choice:
+            break
+    assert choice, "no correction of any flagged cell changes the payout"
+    before = payout()
+    if flagged:
+        page.click("#first-flag")
+    box = page.locator(f"input[data-key='{choice[0]}']")
+    box.fill(str(choice[1]))
+    page.wait_for_function(
+        "(b) => document.querySelector('#summary .amounts').innerText !== b", arg=before)
+    # What the page shows is what the server settles for the edited sheet.
+    shown = payout()
+    edited = json.loads(page.evaluate("JSON.stringify(editor.getSheet())"))
+    for name, amount in settle(edited).items():
         assert re.search(rf"{re.escape(name)}\s+\+?{re.escape(amount)} EUR", shown), (name, shown)
+    if choice[0] in flagged:
+        assert "checked" in box.locator("xpath=..").get_attribute("class")
+    page.evaluate("(k) => editor.focusCell(k)", choice[0])
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(shots / "6-scan-review-panel.png"))
+    shutil.copy(shots / "6-scan-review-panel.png", SHOTS_COPY / "6-scan-review-panel.png")
     snap(page, shots, "6-scan-corrected")
     page.click("#save")
     page.wait_for_selector("#settle-status.good")
-    if sheet.get("serial"):
-        page.once("dialog", lambda d: d.accept())
+    if sheet.get("serial"):  # the same sheet again: the page asks before counting it twice
+        dialogs: list[str] = []
+        page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
         page.click("#save")
-        page.wait_for_function("document.querySelector('#settle-status').className.includes('good')")
+        deadline = time.monotonic() + 10
+        while len(page.request.get(server + "/api/ledger").json()["games"]) < 2:
+            assert time.monotonic() < deadline, "the confirmed second save did not arrive"
+            time.sleep(0.1)
+        assert dialogs and "schon abgerechnet" in dialogs[0]
     page.goto(page.base + "/ledger")
     no_sideways_scroll(page)
     snap(page, shots, "7-ledger")
