@@ -234,6 +234,10 @@ def test_ledger_save_list_balances_csv_and_duplicates(client: TestClient) -> Non
     assert csv_text.text.count("\nAnna,") == 0 and csv_text.text.count(",Anna,") == 2
     page = client.get("/ledger").text
     assert "Anna" in page and "A-001" in page and "-1.00 EUR" in page
+    first = data["games"][-1]["id"]
+    assert client.delete(f"/api/ledger/{first}").json() == {"deleted": first}
+    assert client.delete(f"/api/ledger/{first}").status_code == 400
+    assert len(client.get("/api/ledger").json()["games"]) == 1
 
 
 def test_ledger_rejects_an_ill_formed_sheet(client: TestClient) -> None:
@@ -322,3 +326,40 @@ def test_unreadable_qr_message_points_to_the_layout_form(monkeypatch: pytest.Mon
     monkeypatch.setattr(pipeline, "scan_photo", no_layout)
     with pytest.raises(SheetNotFoundError, match="under “Layout”"):
         services.scan_bytes(png_bytes(), "de")
+
+
+def test_escalero_serve_runs_and_answers(tmp_path: Path) -> None:
+    """The real command: starts uvicorn, prints where, serves pages, keeps data in --db."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "evening" / "ledger.sqlite3"
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "escalero_cli.py", "serve", "--port", str(port), "--db", str(db)],
+        cwd=Path(__file__).parents[1], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/tafel", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stdout.read()
+                assert time.monotonic() < deadline, "escalero serve did not start"
+                time.sleep(0.2)
+        assert r.status_code == 200 and "Tafel" in r.text
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert f"http://127.0.0.1:{port}/" in out and str(db) in out
+    assert "PIN" not in out  # loopback: no PIN
+    assert db.exists() and not (tmp_path / "xdg").exists()  # nothing outside the data dir

@@ -154,6 +154,15 @@ def test_tafel_live_sums_checks_and_points(page, shots: Path) -> None:
     assert "Anna" in page.locator("table.balances").inner_text()
     no_sideways_scroll(page)
     snap(page, shots, "2-ledger")
+    # Saved twice by mistake: delete one again (the page asks first).
+    page.goto(page.base + "/tafel")
+    page.click("#save")
+    page.wait_for_selector("#status.good")
+    page.goto(page.base + "/ledger")
+    count = page.locator("ul.games li").count()
+    page.once("dialog", lambda d: d.accept())
+    page.locator("button.delete").first.click()
+    page.wait_for_function(f"document.querySelectorAll('ul.games li').length === {count - 1}")
 
 
 def test_bad_photos_get_a_clear_message_on_the_page(page, shots: Path) -> None:
@@ -278,6 +287,11 @@ def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) ->
     page.screenshot(path=str(shots / "6-scan-review-panel.png"))
     shutil.copy(shots / "6-scan-review-panel.png", SHOTS_COPY / "6-scan-review-panel.png")
     snap(page, shots, "6-scan-corrected")
+
+    def saved_games() -> int:
+        return len(page.request.get(server + "/api/ledger").json()["games"])
+
+    games_before = saved_games()
     page.click("#save")
     page.wait_for_selector("#settle-status.good")
     if sheet.get("serial"):  # the same sheet again: the page asks before counting it twice
@@ -285,7 +299,7 @@ def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) ->
         page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
         page.click("#save")
         deadline = time.monotonic() + 10
-        while len(page.request.get(server + "/api/ledger").json()["games"]) < 2:
+        while saved_games() < games_before + 2:
             assert time.monotonic() < deadline, "the confirmed second save did not arrive"
             time.sleep(0.1)
         assert dialogs and "schon abgerechnet" in dialogs[0]

@@ -99,6 +99,15 @@ def test_duplicate_serial_needs_confirmation(ledger: Ledger) -> None:
     assert len(ledger.games()) == 4
 
 
+def test_delete_a_game(ledger: Ledger) -> None:
+    keep = ledger.save(record("A-001"))
+    gone = ledger.save(record("A-002"))
+    assert ledger.delete(gone) is True
+    assert ledger.delete(gone) is False
+    assert [g["id"] for g in ledger.games()] == [keep]
+    assert {b.player: b.games for b in ledger.balances()} == {"Anna": 1, "Ben": 1}
+
+
 def test_wal_mode(ledger: Ledger) -> None:
     ledger.save(record())
     conn = sqlite3.connect(ledger.path)

@@ -228,6 +228,13 @@ def create_app(config: WebConfig) -> FastAPI:
                 "players": [{"player": p.name, "points": p.points, "cents": p.cents}
                             for p in record.players]}
 
+    @app.delete("/api/ledger/{game_id}")
+    def api_ledger_delete(game_id: int) -> dict[str, Any]:
+        ledger: Ledger = app.state.ledger
+        if not ledger.delete(game_id):
+            raise InputFileError(f"there is no game {game_id} in the ledger; reload the page")
+        return {"deleted": game_id}
+
     @app.get("/ledger.csv")
     def ledger_csv() -> Response:
         ledger: Ledger = app.state.ledger

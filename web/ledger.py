@@ -190,6 +190,25 @@ class Ledger:
             conn.close()
         return game_id
 
+    def delete(self, game_id: int) -> bool:
+        """Remove one game and its results (one transaction); False if there was none."""
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("DELETE FROM results WHERE game_id = ?", (game_id,))
+                gone = conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as err:
+            raise LedgerError(f"could not delete game {game_id} ({err}); nothing changed") \
+                from None
+        finally:
+            conn.close()
+        return gone == 1
+
     @staticmethod
     def _insert_game(conn: sqlite3.Connection, r: GameRecord) -> int:
         cur = conn.execute(

@@ -42,10 +42,10 @@ async function startGame(sheet, stake, currency) {
   changed();
 }
 
-async function showSetup() {
+async function showSetup(variants = []) {
   $("setup").hidden = false;
   $("game-view").hidden = true;
-  const chosen = [];
+  const chosen = variants.slice();
   const update = async () => {
     const rules = await fetchRules($("game").value, []);
     $("variant-field").hidden = rules.all_variants.length === 0;
@@ -66,9 +66,13 @@ async function showSetup() {
 
 $("new-game").addEventListener("click", () => {
   if (!window.confirm(T.confirm_clear)) return;
+  // The next game is usually the same table: keep the game, rules and names.
+  const last = editor.getSheet();
+  $("game").value = last.game;
+  $("players").value = last.sides.map((side) => side.name).join("\n");
   localStorage.removeItem(STORE);
   editor = null;
-  showSetup();
+  showSetup(last.variant || []);
 });
 $("save").addEventListener("click", () => saveToLedger(body(), $("status")));
 $("stake").addEventListener("input", () => editor && changed());
