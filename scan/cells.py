@@ -7,6 +7,8 @@ from a cell whose reading disagrees with them; they never make a cell certain.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,7 +24,11 @@ CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every si
 TOTAL_RIGHT = 0.9
 WRONG_TOTAL_SHARE = 0.05
 
+CONFIDENT_TOTAL = 0.8  # a total read this surely may put its whole column up for review
+MAX_JOINT = 5  # unsure cells per column weighed together against the total (5^6 combos)
+
 CellValue = int | str | None  # sheet JSON form: int, "x" (struck), None (empty)
+_OTHER = object()  # "none of the listed readings"
 
 
 @dataclass(frozen=True)
@@ -133,44 +139,87 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         written = [(v, p) for v, p in _candidates(total) if isinstance(v, int)]
         if not written:
             continue
-        if len(unsure) == 1:
-            out[unsure[0]] = _rerank_by_total(out[unsure[0]], known, total)
-        elif not unsure and total.certain and isinstance(total.value, int):
-            if known != total.value:
-                out = _flag_disagreement(out, cells, ti, known, total.value)
-        elif not unsure and not total.certain:
-            # All entries certain: the total's own reading can be re-ranked by the sum.
+        if 1 <= len(unsure) <= MAX_JOINT:
+            out = _rerank_joint(out, cells, unsure, known, ti)
+        elif not unsure and total.value != known:
             match = [(v, p) for v, p in written if v == known]
-            if match and total.value != known:
+            if match and not total.certain:
+                # All entries certain and the sum is one of the total's readings.
                 alts = tuple(a for a in _candidates(total) if a[0] != known)
                 out[ti] = replace(total, value=known, confidence=max(match[0][1], 0.5),
                                   alternatives=alts, note="= Summe der Einträge")
+            elif _confident_total(total):
+                out = _flag_disagreement(out, cells, ti, known, int(total.value))
     return out
 
 
-def _rerank_by_total(cell: CellResult, known: int, total: CellResult) -> CellResult:
-    """Bayes: P(cell = v | written total) with the total read right w.p. its confidence."""
-    t_cands = [(v, p) for v, p in _candidates(total) if isinstance(v, int)]
-    cands = _candidates(cell)
-    rest = max(0.0, 1.0 - sum(p for _, p in cands))
-    posts = []
-    for v, p in cands:
-        agree = sum(tp for tv, tp in t_cands if tv == known + _points(v))
-        like = TOTAL_RIGHT * agree + WRONG_TOTAL_SHARE * (1.0 - TOTAL_RIGHT * agree)
-        posts.append((v, p * like))
-    norm = sum(q for _, q in posts) + rest * WRONG_TOTAL_SHARE
-    if norm <= 0:
-        return cell
-    posts = sorted(((v, q / norm) for v, q in posts), key=lambda a: -a[1])
-    best_v, best_p = posts[0]
-    note = ""
-    if best_v != cell.value:
-        note = f"nach Summe: {_fmt(best_v)} statt {_fmt(cell.value)}"
-    elif best_p > cell.confidence + 0.05:
-        note = "durch Summe gestützt"
-    # Still not certain: only the recognizer may say that (module doc).
-    return replace(cell, value=best_v, confidence=best_p, alternatives=tuple(posts[1:]),
-                   note=note)
+def _rerank_joint(out: list[CellResult], cells: list[int], unsure: list[int], known: int,
+                  ti: int) -> list[CellResult]:
+    """Bayes over the unsure cells together: P(readings | written total).
+
+    Each unsure cell takes one of its candidates (or "something else", which the
+    total can never confirm); the total is read right w.p. its candidates' confidence
+    and is the true sum w.p. TOTAL_RIGHT. Each cell gets its marginal posterior. If the
+    readings most likely do not add up to a clearly written total, the column is distrusted.
+    """
+    total = out[ti]
+    t_cands = {v: p for v, p in _candidates(total) if isinstance(v, int)}
+    options = []
+    for i in unsure:
+        cands = _candidates(out[i])
+        rest = max(0.0, 1.0 - sum(p for _, p in cands))
+        options.append([*cands, (_OTHER, rest)])
+    marg: list[dict[Any, float]] = [{} for _ in unsure]
+    norm = 0.0
+    agreeing = 0.0  # posterior mass of "the written total is the sum"
+    for combo in itertools.product(*options):
+        prior = math.prod(p for _, p in combo)
+        if prior <= 0.0:
+            continue
+        if any(v is _OTHER for v, _ in combo):
+            agree = 0.0
+        else:
+            agree = t_cands.get(known + sum(_points(v) for v, _ in combo), 0.0)
+        weight = prior * (TOTAL_RIGHT * agree + WRONG_TOTAL_SHARE * (1.0 - TOTAL_RIGHT * agree))
+        agreeing += prior * TOTAL_RIGHT * agree
+        norm += weight
+        for k, (v, _) in enumerate(combo):
+            marg[k][v] = marg[k].get(v, 0.0) + weight
+    if norm <= 0.0:
+        return out
+    out = list(out)
+    for k, i in enumerate(unsure):
+        cell = out[i]
+        ranked = sorted(((v, q / norm) for v, q in marg[k].items() if v is not _OTHER),
+                        key=lambda a: -a[1])
+        best_v, best_p = ranked[0]
+        note = ""
+        if best_v != cell.value:
+            note = f"nach Summe: {_fmt(best_v)} statt {_fmt(cell.value)}"
+        elif best_p > cell.confidence + 0.05:
+            note = "durch Summe gestützt"
+        # Still not certain: only the recognizer may say that (module doc).
+        out[i] = replace(cell, value=best_v, confidence=best_p, alternatives=tuple(ranked[1:]),
+                         note=note)
+    if agreeing / norm < 0.5 and _confident_total(total):
+        best = known + sum(out[i].points for i in unsure)
+        out = _distrust_column(out, [i for i in cells if i not in unsure], ti, best)
+    return out
+
+
+def _confident_total(total: CellResult) -> bool:
+    return isinstance(total.value, int) and total.confidence >= CONFIDENT_TOTAL
+
+
+def _distrust_column(out: list[CellResult], certain: list[int], ti: int, best: int
+                     ) -> list[CellResult]:
+    """The entries do not add up to a clearly written total: one of them (or the total)
+    is wrong and nothing says which, so every entry of the column goes to review."""
+    note = f"Spalte ergibt {best}, Summe geschrieben {out[ti].value}: Spalte prüfen"
+    out = list(out)
+    for i in [*certain, ti]:
+        out[i] = replace(out[i], certain=False, note=out[i].note or note)
+    return out
 
 
 def _flag_disagreement(out: list[CellResult], cells: list[int], ti: int, known: int,
@@ -182,12 +231,13 @@ def _flag_disagreement(out: list[CellResult], cells: list[int], ti: int, known: 
         for v, _p in c.alternatives:
             if known - c.points + _points(v) == written:
                 explains.append((i, v))
-    out = list(out)
     cell_ids = {i for i, _ in explains}
-    if len(cell_ids) == 1:
-        i = next(iter(cell_ids))
-        out[i] = replace(out[i], certain=False,
-                         note=f"Summe {written} passt zu {_fmt(explains[0][1])}")
+    if len(cell_ids) != 1:
+        return _distrust_column(out, cells, ti, known)
+    out = list(out)
+    i = next(iter(cell_ids))
+    out[i] = replace(out[i], certain=False,
+                     note=f"Summe {written} passt zu {_fmt(explains[0][1])}")
     out[ti] = replace(out[ti], certain=False,
                       note=f"Summe {written} ≠ {known} (Summe der Einträge)")
     return out
