@@ -7,7 +7,10 @@ browser never holds a second copy of which values a row allows.
 from __future__ import annotations
 
 import base64
+import functools
 import importlib
+import os
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +28,8 @@ from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 
 MAX_CURRENCY_LEN = 8
 _SERVED = {"de": "serviert", "es": "servido"}
+SCAN_SLOTS = max(4, os.cpu_count() or 1)
+_SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
 OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
 
 
@@ -84,6 +89,33 @@ def settle_payload(payload: Any, lang: str) -> dict[str, Any]:
     return report
 
 
+class _OneAtATime:
+    """A recognizer whose read() runs in one thread at a time.
+
+    The digit model's cv2.dnn network is shared and not thread-safe (concurrent forward()
+    calls fail an OpenCV assertion), so only cell reading is serialised; loading, finding
+    and straightening the sheet, the bulk of a scan, still run in parallel.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._lock = threading.Lock()
+
+    def read(self, crops: Any) -> Any:
+        with self._lock:
+            return self._inner.read(crops)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@functools.cache
+def _shared_recognizer() -> _OneAtATime:
+    from scan.recognize import get_recognizer
+
+    return _OneAtATime(get_recognizer("default"))
+
+
 def _optional(module: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
@@ -131,10 +163,16 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
 
 
 def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
-    """Scan a photo: the scanner's JSON plus the overlay image as a data: URL."""
+    """Scan a photo: the scanner's JSON plus the overlay image as a data: URL.
+
+    Blocking and CPU-bound: call it from a worker thread. At most SCAN_SLOTS scans run at
+    once (each holds a few hundred MB of images); further uploads wait their turn.
+    """
     pipeline = _optional("scan.pipeline", "the photo scanner")
     try:
-        result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout))
+        with _SCAN_SLOTS:
+            result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
+                                         recognizer=_shared_recognizer())
     except SheetNotFoundError as err:
         if str(err) == getattr(pipeline, "NO_LAYOUT", None):
             raise SheetNotFoundError(WEB_NO_LAYOUT) from None
