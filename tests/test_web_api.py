@@ -390,3 +390,12 @@ def test_escalero_serve_runs_and_answers(tmp_path: Path) -> None:
     assert f"http://127.0.0.1:{port}/" in out and str(db) in out
     assert "PIN" not in out  # loopback: no PIN
     assert db.exists() and not (tmp_path / "xdg").exists()  # nothing outside the data dir
+
+
+def test_names_are_escaped_on_pages(client: TestClient) -> None:
+    evil = {"game": "escalero", "sides": [
+        {"name": "<script>alert(1)</script>", "columns": [{"nines": 3}, {}, {}]},
+        {"name": "Ben", "columns": [{"nines": 2}, {}, {}]}]}
+    assert client.post("/api/ledger", json={"sheet": evil}).status_code == 201
+    page = client.get("/ledger").text
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page

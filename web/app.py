@@ -33,10 +33,10 @@ from scoring.money import to_money
 from scoring.report import settle_report
 from web import printing, services
 from web.config import WebConfig
-from web.i18n import DEFAULT_LANG, LANGS, catalog, pick_lang, translate
+from web.i18n import LANGS, catalog, pick_lang, translate
 from web.ledger import DuplicateSerialError, Ledger, LedgerError, build_record
 from web.security import COOKIE, PinGuard, host_is_loopback_name
-from web.uploads import read_photo
+from web.uploads import UploadTooLarge, read_photo, too_large_message
 
 HERE = Path(__file__).parent
 LANG_COOKIE = "escalero_lang"
@@ -184,11 +184,7 @@ def create_app(config: WebConfig) -> FastAPI:
     async def api_scan(request: Request) -> dict[str, Any]:
         length = request.headers.get("content-length")
         if length and length.isdigit() and int(length) > config.max_upload_bytes:
-            from web.uploads import UploadTooLarge
-
-            raise UploadTooLarge(f"the photo is larger than "
-                                 f"{config.max_upload_bytes // (1024 * 1024)} MB; "
-                                 "take it at a lower resolution or send a JPEG")
+            raise UploadTooLarge(too_large_message(config.max_upload_bytes))
         q = request.query_params
         layout = services.layout_hint({"players": q.get("players"), "game": q.get("game"),
                                        "pairs": q.get("pairs"), "paper": q.get("paper"),
@@ -252,4 +248,4 @@ async def _json_body(request: Request) -> Any:
         raise InputFileError("the request body is not valid JSON") from None
 
 
-__all__ = ["DEFAULT_LANG", "create_app", "error_status"]
+__all__ = ["create_app", "error_status"]

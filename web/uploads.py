@@ -39,15 +39,18 @@ def sniff_image(head: bytes) -> str | None:
     return None
 
 
+def too_large_message(limit: int) -> str:
+    return (f"the photo is larger than {limit // (1024 * 1024)} MB; "
+            "take it at a lower resolution or send a JPEG")
+
+
 async def read_photo(chunks: AsyncIterator[bytes], limit: int) -> bytes:
     """All bytes of an upload; stops reading (413) as soon as it passes `limit`."""
     data = bytearray()
     async for chunk in chunks:
         data += chunk
         if len(data) > limit:
-            raise UploadTooLarge(
-                f"the photo is larger than {limit // (1024 * 1024)} MB; "
-                "take it at a lower resolution or send a JPEG")
+            raise UploadTooLarge(too_large_message(limit))
     if not data:
         raise NotAnImage("no photo received; choose or take a photo of the sheet")
     if sniff_image(bytes(data[:16])) is None:
