@@ -126,85 +126,89 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
     """Use each column's written total as a second opinion on its cells (see module doc)."""
     out = list(results)
     index = {(c.side, c.column, c.row): i for i, c in enumerate(out)}
-    columns = sorted({(c.side, c.column) for c in out})
-    for side, col in columns:
+    for side, col in sorted({(c.side, c.column) for c in out}):
         ti = index.get((side, col, "total"))
         if ti is None:
             continue
         total = out[ti]
+        if not any(isinstance(v, int) for v, _ in _candidates(total)):
+            continue  # no total written (or nothing like a number): nothing to compare
         cells = [i for i, c in enumerate(out)
                  if (c.side, c.column) == (side, col) and c.row != "total"]
         unsure = [i for i in cells if not out[i].certain]
+        if len(unsure) > MAX_JOINT:
+            continue  # too open to say anything; those cells are flagged already
         known = sum(out[i].points for i in cells if out[i].certain)
-        written = [(v, p) for v, p in _candidates(total) if isinstance(v, int)]
-        if not written:
-            continue
-        if 1 <= len(unsure) <= MAX_JOINT:
-            out = _rerank_joint(out, cells, unsure, known, ti)
-        elif not unsure and total.value != known:
-            match = [(v, p) for v, p in written if v == known]
-            if match and not total.certain:
-                # All entries certain and the sum is one of the total's readings.
-                alts = tuple(a for a in _candidates(total) if a[0] != known)
-                out[ti] = replace(total, value=known, confidence=max(match[0][1], 0.5),
-                                  alternatives=alts, note="= Summe der Einträge")
-            elif _confident_total(total):
-                out = _flag_disagreement(out, cells, ti, known, int(total.value))
+        out, agreeing = _rerank_joint(out, unsure, known, ti)
+        if agreeing < 0.5 and _confident_total(total):
+            if unsure:
+                best = known + sum(out[i].points for i in unsure)
+                out = _distrust_column(out, [i for i in cells if i not in unsure], ti, best)
+            else:
+                out = _flag_disagreement(out, cells, ti, known, int(total.value))  # type: ignore[arg-type]
     return out
 
 
-def _rerank_joint(out: list[CellResult], cells: list[int], unsure: list[int], known: int,
-                  ti: int) -> list[CellResult]:
-    """Bayes over the unsure cells together: P(readings | written total).
+def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
+                  ) -> tuple[list[CellResult], float]:
+    """Bayes over a column's unsure cells and its written total together.
 
-    Each unsure cell takes one of its candidates (or "something else", which the
-    total can never confirm); the total is read right w.p. its candidates' confidence
-    and is the true sum w.p. TOTAL_RIGHT. Each cell gets its marginal posterior. If the
-    readings most likely do not add up to a clearly written total, the column is distrusted.
+    Each unsure cell is one of its candidates or "something else"; the total is one of
+    its candidates or something else. The written total is the true sum w.p. TOTAL_RIGHT,
+    else any number (likelihood WRONG_TOTAL_SHARE); "something else" never confirms.
+    The unsure cells, and the total unless it is certain, get their marginal posteriors.
+    Returns the new readings and the posterior probability that the total is the sum.
     """
     total = out[ti]
-    t_cands = {v: p for v, p in _candidates(total) if isinstance(v, int)}
+    t_opts = [(v, p) for v, p in _candidates(total) if isinstance(v, int)]
+    t_opts.append((_OTHER, max(0.0, 1.0 - sum(p for _, p in t_opts))))
     options = []
     for i in unsure:
         cands = _candidates(out[i])
-        rest = max(0.0, 1.0 - sum(p for _, p in cands))
-        options.append([*cands, (_OTHER, rest)])
+        options.append([*cands, (_OTHER, max(0.0, 1.0 - sum(p for _, p in cands)))])
     marg: list[dict[Any, float]] = [{} for _ in unsure]
-    norm = 0.0
-    agreeing = 0.0  # posterior mass of "the written total is the sum"
+    t_marg: dict[Any, float] = {}
+    norm = agreeing = 0.0
     for combo in itertools.product(*options):
         prior = math.prod(p for _, p in combo)
         if prior <= 0.0:
             continue
-        if any(v is _OTHER for v, _ in combo):
-            agree = 0.0
-        else:
-            agree = t_cands.get(known + sum(_points(v) for v, _ in combo), 0.0)
-        weight = prior * (TOTAL_RIGHT * agree + WRONG_TOTAL_SHARE * (1.0 - TOTAL_RIGHT * agree))
-        agreeing += prior * TOTAL_RIGHT * agree
-        norm += weight
-        for k, (v, _) in enumerate(combo):
-            marg[k][v] = marg[k].get(v, 0.0) + weight
+        other = any(v is _OTHER for v, _ in combo)
+        col_sum = known + sum(_points(v) for v, _ in combo if v is not _OTHER)
+        for tv, tp in t_opts:
+            match = not other and tv is not _OTHER and tv == col_sum
+            weight = prior * tp * (TOTAL_RIGHT if match else WRONG_TOTAL_SHARE)
+            if weight <= 0.0:
+                continue
+            norm += weight
+            agreeing += weight if match else 0.0
+            t_marg[tv] = t_marg.get(tv, 0.0) + weight
+            for k, (v, _) in enumerate(combo):
+                marg[k][v] = marg[k].get(v, 0.0) + weight
     if norm <= 0.0:
-        return out
+        return list(out), 0.0
     out = list(out)
     for k, i in enumerate(unsure):
-        cell = out[i]
-        ranked = sorted(((v, q / norm) for v, q in marg[k].items() if v is not _OTHER),
-                        key=lambda a: -a[1])
-        best_v, best_p = ranked[0]
-        note = ""
-        if best_v != cell.value:
-            note = f"nach Summe: {_fmt(best_v)} statt {_fmt(cell.value)}"
-        elif best_p > cell.confidence + 0.05:
-            note = "durch Summe gestützt"
-        # Still not certain: only the recognizer may say that (module doc).
-        out[i] = replace(cell, value=best_v, confidence=best_p, alternatives=tuple(ranked[1:]),
-                         note=note)
-    if agreeing / norm < 0.5 and _confident_total(total):
-        best = known + sum(out[i].points for i in unsure)
-        out = _distrust_column(out, [i for i in cells if i not in unsure], ti, best)
-    return out
+        out[i] = _posterior(out[i], marg[k], norm)
+    if not total.certain:
+        out[ti] = _posterior(total, t_marg, norm)
+    return out, agreeing / norm
+
+
+def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellResult:
+    ranked = sorted(((v, q / norm) for v, q in marg.items() if v is not _OTHER),
+                    key=lambda a: -a[1])
+    if not ranked:
+        return cell
+    best_v, best_p = ranked[0]
+    note = ""
+    if best_v != cell.value:
+        note = f"nach Summe: {_fmt(best_v)} statt {_fmt(cell.value)}"
+    elif best_p > cell.confidence + 0.05:
+        note = "durch Summe gestützt"
+    # Still not certain: only the recognizer may say that (module doc).
+    return replace(cell, value=best_v, confidence=best_p, alternatives=tuple(ranked[1:]),
+                   note=note)
 
 
 def _confident_total(total: CellResult) -> bool:

@@ -97,12 +97,17 @@ def format_scan(result: Any, lang: str = "de") -> str:
                 "Summe" if c.row == "total" else rules.row(c.row).labels.get(lang))
             alts = ", ".join(_show(v) for v, _ in c.alternatives[:3])
             note = f" [{c.note}]" if c.note else ""
-            lines.append(f"  {where}: gelesen {_show(c.value)} ({c.confidence:.0%})"
+            lines.append(f"  {where}: gelesen {_show(c.value)} ({_percent(c.confidence)})"
                          + (f", oder {alts}" if alts else "") + note)
     payout = text.format_report(sheet, result.report, lang)
     # format_report starts with its own grid (without '?' marks): keep what follows it.
     tail = payout.split("\n\n", 1)[1] if "\n\n" in payout else payout
     return "\n".join(lines) + "\n\n" + tail
+
+
+def _percent(p: float) -> str:
+    """99.6% stays 99.6% (not 100%): a flagged reading is never shown as sure."""
+    return f"{p:.1%}" if 0.99 <= p < 1.0 else f"{p:.0%}"
 
 
 def _show(v: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from scan.cells import CellResult, check_totals, cut_crops, to_results
 from scan.geometry import geometry_for
@@ -107,7 +108,9 @@ def test_unexplained_total_puts_the_whole_column_up_for_review() -> None:
 def test_unsure_unrelated_total_changes_nothing() -> None:
     cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
              _cell("total", 99, 0.4, False, [(98, 0.3)])]
-    assert check_totals(cells) == cells
+    out = check_totals(cells)
+    assert [(c.value, c.certain) for c in out] == [(3, True), (4, True), (99, False)]
+    assert out[2].confidence == pytest.approx(0.4)
 
 
 def test_agreeing_total_changes_nothing() -> None:
@@ -145,3 +148,11 @@ def test_too_many_unsure_cells_are_left_alone() -> None:
     cells = [_cell(r, 2, 0.6, False, [(4, 0.3)]) for r in rows]
     cells.append(_cell("total", 12, 0.99, True))
     assert check_totals(cells) == cells
+
+
+def test_unsure_total_and_unsure_cell_settle_on_each_other() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.6, False, [(6, 0.35)]),
+             _cell("total", 10, 0.5, False, [(9, 0.4)])]  # 3 + 6 = 9
+    out = _by_row(check_totals(cells))
+    assert out["tens"].value == 6 and out["total"].value == 9
+    assert not out["tens"].certain and not out["total"].certain
