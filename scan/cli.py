@@ -107,7 +107,9 @@ def format_scan(result: Any, lang: str = "de") -> str:
 
 def _percent(p: float) -> str:
     """99.6% stays 99.6% (not 100%): a flagged reading is never shown as sure."""
-    return f"{p:.1%}" if 0.99 <= p < 1.0 else f"{p:.0%}"
+    if p >= 0.99:
+        return f"{min(99.9, int(p * 1000) / 10):.1f}%"
+    return f"{p:.0%}"
 
 
 def _show(v: Any) -> str:
