@@ -60,7 +60,8 @@ def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: boo
     stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     for crop, entry, r in zip(crops, entries, readings, strict=True):
         ok = r.value == ("x" if entry == 0 else entry)
-        for key in (category(entry, crop.allowed), "all cells"):
+        cat = category(entry, crop.allowed)
+        for key in (cat,) if cat.startswith("value not") else (cat, "all valid cells"):
             s = stats[key]
             s[0] += 1
             s[1] += ok

@@ -176,12 +176,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=int, default=50000, help="synthetic training cells")
     ap.add_argument("--calib", type=int, default=4000, help="eval-pool cells for calibration")
-    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--minutes", type=float, default=0,
+                    help="train for this long instead of --epochs (a shared machine)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", type=float, default=0.999, help="accuracy of accepted cells")
     ap.add_argument("--out", type=Path, default=ROOT / "scan" / "models")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/escalero-digits-train.npz"))
+    ap.add_argument("--init", type=Path, help="warm start from a saved state dict (.pt)")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
     args = ap.parse_args()
     if args.quick:
@@ -202,17 +205,30 @@ def main() -> None:
     print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
 
     model = CellNet()
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    batch = 128
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    batch, max_lr = 128, 3e-3
     steps = args.epochs * (len(x) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
+    # With --minutes the schedule runs on the clock instead (the machine is shared, so
+    # epochs take an unknown time): warm up, then cosine down, stop when time is up.
+    budget = args.minutes * 60 if args.minutes else None
     xt, tt = torch.from_numpy(x), torch.from_numpy(t)
     rng = np.random.default_rng(args.seed)
-    for epoch in range(args.epochs):
+    t_train, step, epoch, done = time.time(), 0, 0, False
+    while not done:
         model.train()
         perm = torch.from_numpy(rng.permutation(len(x)))
-        total = 0.0
+        total, n = 0.0, 0
         for i in range(len(x) // batch):
+            frac = (time.time() - t_train) / budget if budget else step / max(steps, 1)
+            if frac >= 1.0:
+                done = True
+                break
+            lr = max_lr * (frac / 0.05 if frac < 0.05 else
+                           0.5 * (1 + np.cos(np.pi * (frac - 0.05) / 0.95)) + 0.003)
+            for group in opt.param_groups:
+                group["lr"] = lr
             idx = perm[i * batch:(i + 1) * batch]
             xb = xt[idx, None]
             # Cheap extra variety: ink strength and a shift of up to 2 px.
@@ -223,9 +239,9 @@ def main() -> None:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sched.step()
-            total += float(loss.detach())
-        print(f"epoch {epoch + 1}/{args.epochs} loss {total / (len(x) // batch):.4f} "
+            total, n, step = total + float(loss.detach()), n + 1, step + 1
+        epoch += 1
+        print(f"epoch {epoch} ({step} steps) loss {total / max(n, 1):.4f} "
               f"({time.time() - t0:.0f} s)", flush=True)
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
@@ -234,6 +250,7 @@ def main() -> None:
     print("calibration:", json.dumps(calib), flush=True)
 
     args.out.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), args.cache.with_suffix(".pt"))  # for a warm start
     onnx_path = args.out / "digits.onnx"
     model.eval()
     torch.onnx.export(model, torch.zeros(1, 1, INPUT_H, INPUT_W), str(onnx_path),
@@ -247,7 +264,8 @@ def main() -> None:
     diff = float(np.abs(net.forward().reshape(16, N_OUT) - predict(model, xc[:16])).max())
     print(f"cv2.dnn vs torch max difference {diff:.2e}")
     meta = {**calib, "input": [INPUT_H, INPUT_W], "train_cells": int(len(x)),
-            "epochs": args.epochs, "seed": args.seed, "train_seconds": round(time.time() - t0),
+            "epochs": epoch, "steps": step, "seed": args.seed,
+            "train_seconds": round(time.time() - t0),
             "torch": torch.__version__}
     (args.out / "digits.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size // 1024} KiB) in {time.time() - t0:.0f} s")
