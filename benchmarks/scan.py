@@ -250,6 +250,7 @@ def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, A
         "payout_right_nothing_to_review": sum(o.clean for o in outcomes) / n if n else 0.0,
         "scan_median_s": statistics.median(times) if times else float("nan"),
         "scan_p95_s": _pct(times, 0.95),
+        "read_median_s": (statistics.median(o.seconds for o in ok) if ok else float("nan")),
         "decode_median_s": med_decode,
         "decode_p95_s": _pct(decode[:n], 0.95),
         "scan_over_decode": (statistics.median(times) / med_decode
@@ -269,6 +270,7 @@ ROWS = (
     ("payout_right_nothing_to_review", "payout right, nothing to review", "{:.1%}"),
     ("scan_median_s", "scan time median (s)", "{:.3f}"),
     ("scan_p95_s", "scan time p95 (s)", "{:.3f}"),
+    ("read_median_s", "scan time median, read sheets (s)", "{:.3f}"),
     ("decode_median_s", "JPEG decode median (s)", "{:.3f}"),
     ("decode_p95_s", "JPEG decode p95 (s)", "{:.3f}"),
     ("scan_over_decode", "scan / decode (median)", "{:.1f}x"),
