@@ -22,7 +22,7 @@ MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
 MAX_STRETCH_MM = 0.8  # opposite lines of one cell may move apart at most this much
-MIN_LINE_STRENGTH = 3.0  # mean redness per pixel along a grid line (clean print: 10-30)
+MIN_LINE_STRENGTH = 2.0  # mean redness per pixel along a grid line (clean print: 10-30)
 LINE_SNR = 5.0  # a line's peak over the profile's robust noise
 MIN_SEEDS = 0.1  # fraction of cells that must sit where the homography puts them
 MAX_BEND_MM = 12.0  # how far bending may move a cell from where the homography puts it
@@ -171,6 +171,19 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
 # --- grid snapping -------------------------------------------------------------------
 
 
+def _paper_level(channel: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """The paper's local level of `channel`: a median over ~4 mm, blind to ink and lines.
+
+    A mean would be pulled by dark blue ink, making the paper next to it look red.
+    The median runs on a quarter-size copy (8-bit, range lo..hi) and is scaled back up.
+    """
+    h, w = channel.shape
+    small = cv2.resize(channel, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    q = np.clip((small - lo) * (255.0 / (hi - lo)), 0, 255).astype(np.uint8)
+    med = cv2.medianBlur(q, 11).astype(np.float32) * ((hi - lo) / 255.0) + lo
+    return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
 def line_strength(page: np.ndarray) -> np.ndarray:
     """How much each pixel looks like the light-red grid print (ink and paper score ~0).
 
@@ -181,9 +194,8 @@ def line_strength(page: np.ndarray) -> np.ndarray:
     b, g, r = f[:, :, 0], f[:, :, 1], f[:, :, 2]
     lum = (b + g + r) / 3.0
     chroma = (r - (g + b) / 2.0) / (lum + 1.0)
-    win = (41, 41)  # ~4 mm: the paper around a line, lines themselves are thin
-    paper_chroma = cv2.blur(chroma, win)
-    paper_lum = cv2.blur(lum, win)
+    paper_chroma = _paper_level(chroma, -1.0, 1.0)
+    paper_lum = _paper_level(lum, 0.0, 255.0)
     red = (chroma - paper_chroma) * 100.0 - 3.0
     red[lum < 0.55 * paper_lum] = 0.0
     return np.clip(red, 0.0, 255.0)
