@@ -97,12 +97,15 @@ def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
     """The corner fiducials (ids 0-3) in the photo, corners in full-resolution px."""
     gray = _gray(image)
     found: dict[int, np.ndarray] = {}
-    for long_side, small_markers in ((DETECT_LONG_SIDE, False), (DETECT_LONG_SIDE, True),
-                                     (2 * DETECT_LONG_SIDE, True)):
+    # Cheapest pass first; the slower ones only while fewer than three are found:
+    # three fix the sheet, and a missing fourth is usually under a thumb.
+    passes = ((DETECT_LONG_SIDE, False, 3), (DETECT_LONG_SIDE, True, 3),
+              (2 * DETECT_LONG_SIDE, True, 3))
+    for long_side, small_markers, enough in passes:
         small, scale = _shrink(gray, long_side)
         for mid, pts in _detect(small, small_markers).items():
             found.setdefault(mid, pts / scale)
-        if len(found) == len(FIDUCIAL_IDS) or scale >= 1.0:
+        if len(found) >= enough or scale >= 1.0:
             break
     return tuple(MarkerHit(mid, _refine(gray, found[mid])) for mid in sorted(found))
 
