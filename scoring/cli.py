@@ -12,6 +12,7 @@ from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
 from scoring.model import load_sheet
 from scoring.report import balance_report, settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
+from scoring.validate import describe_allowed
 
 
 def register(subparsers: Any) -> None:
@@ -26,7 +27,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--stake", metavar="AMOUNT",
                    help="money per Partiepunkt, e.g. 0.50 (whole cents)")
     p.add_argument("--currency", default="EUR", help="currency shown with amounts (EUR)")
-    p.add_argument("--lang", choices=LANGUAGES, default="de", help="row labels (de)")
+    p.add_argument("--lang", choices=LANGUAGES, default=None,
+                   help="words of the table and the problems (de); --json: en unless given")
     p.set_defaults(func=cmd_settle)
 
     r = subparsers.add_parser("rules", help="print the rows and allowed values of a game",
@@ -68,13 +70,15 @@ def _print_json(obj: Any) -> None:
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
+    # Tools read --json: English unless asked; people read the table: German by default.
+    lang = args.lang or ("en" if args.json else "de")
     sheets = [load_sheet(f) for f in args.files]
-    reports = [settle_report(s, args.stake, args.currency, args.lang) for s in sheets]
+    reports = [settle_report(s, args.stake, args.currency, lang) for s in sheets]
     if len(sheets) == 1:
         if args.json:
             _print_json(reports[0])
         else:
-            sys.stdout.write(text.format_report(sheets[0], reports[0], args.lang))
+            sys.stdout.write(text.format_report(sheets[0], reports[0], lang))
         return 0
     balance = balance_report(sheets, args.stake, args.currency)
     if args.json:
@@ -82,13 +86,13 @@ def cmd_settle(args: argparse.Namespace) -> int:
                      "balance": balance})
         return 0
     for f, sheet, report in zip(args.files, sheets, reports, strict=True):
-        sys.stdout.write(f"== {f}\n" + text.format_report(sheet, report, args.lang) + "\n")
+        sys.stdout.write(f"== {f}\n" + text.format_report(sheet, report, lang) + "\n")
     if "money" in balance:
         m = balance["money"]
         sys.stdout.write(text.format_balance(m["players"], m["transfers"], m["currency"],
-                                             args.lang))
+                                             lang))
     else:
-        sys.stdout.write(text.format_balance(balance["players"], [], "", args.lang))
+        sys.stdout.write(text.format_balance(balance["players"], [], "", lang))
     return 0
 
 
@@ -102,7 +106,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
             "sides": [rules.min_sides, rules.max_sides],
             "rows": [{"id": r.id, "label": r.labels.get(args.lang), "face": r.face,
                       "allowed": list(r.allowed), "served": list(r.served),
-                      "requires": r.requires, "describe": r.describe_allowed()}
+                      "requires": r.requires, "describe": describe_allowed(r, args.lang)}
                      for r in rules.rows],
         })
     else:

@@ -21,9 +21,13 @@ def settle_report(
     sheet: Sheet,
     stake: str | int | Decimal | None = None,
     currency: str = "EUR",
-    lang: str = "de",
+    lang: str = "en",
 ) -> dict[str, Any]:
-    """Validate and settle `sheet` as written; add money when a stake per point is given."""
+    """Validate and settle `sheet` as written; add money when a stake per point is given.
+
+    `lang` words the validation (`where`, `message`). English by default: tools read this
+    JSON, so its text stays stable; pages and tables for players pass their language.
+    """
     rules = sheet.ruleset
     result = settle(sheet)
     problems = validate(sheet, lang)

@@ -10,36 +10,41 @@ from typing import Any
 
 from scoring.model import STRUCK, Sheet, column_name
 from scoring.rulesets import Ruleset
-from scoring.validate import EMPTY
+from scoring.validate import EMPTY, column_place, describe_allowed, game_name
 
+# Piatnik's words: Kolonne (not Spalte), Partiepunkte, gestrichen, serviert; a side is a
+# Spieler or, in pairs mode, a Paar (Partei when both occur).
 WORDS: dict[str, dict[str, str]] = {
-    "de": {"total": "Summe", "written": "geschrieben", "winners": "Spaltensieger",
+    "de": {"total": "Summe", "written": "geschrieben", "winners": "Kolonnensieger",
            "nobody": "niemand (Gleichstand)", "points": "Partiepunkte", "money": "Geld",
-           "per_point": "pro Punkt", "transfers": "Zahlungen", "none": "keine",
-           "problems": "Probleme", "empty": "leer", "all": "alle Spalten",
-           "columns": "Spalten", "weights": "Gewichte", "bonus": "Bonus für alle Spalten",
-           "sides": "Seiten", "row": "Zeile", "allowed": "erlaubt", "ranking": "Rangliste",
-           "place": "Platz", "balance": "Gesamtstand", "game": "Partie", "served": "serviert",
+           "per_point": "pro Partiepunkt", "transfers": "Zahlungen", "none": "keine",
+           "problems": "Probleme", "empty": "{place}: nicht eingetragen: {rows}",
+           "all": "alle Kolonnen", "columns": "Kolonnen", "weights": "Partiepunkte",
+           "bonus": "für alle Kolonnen zusätzlich", "players": "Spieler", "pairs": "Paare",
+           "sides": "Parteien", "players_or_pairs": "Spieler oder Paare",
+           "ranking": "Rangliste", "balance": "Gesamtstand", "served": "serviert",
            "hand": "Start-Poker", "wins": "gewinnt", "tie": "Gleichstand: neu würfeln",
-           "requires": "nur nach"},
+           "requires": "erst nach"},
     "en": {"total": "Total", "written": "written", "winners": "Column winners",
-           "nobody": "nobody (tie)", "points": "Points", "money": "Money",
-           "per_point": "per point", "transfers": "Transfers", "none": "none",
-           "problems": "Problems", "empty": "empty", "all": "all columns",
-           "columns": "Columns", "weights": "weights", "bonus": "bonus for all columns",
-           "sides": "sides", "row": "Row", "allowed": "allowed", "ranking": "Ranking",
-           "place": "place", "balance": "Running balance", "game": "Game",
-           "served": "served", "hand": "Start-Poker", "wins": "wins",
-           "tie": "tie: roll again", "requires": "only after"},
+           "nobody": "nobody (tie)", "points": "Game points", "money": "Money",
+           "per_point": "per game point", "transfers": "Payments", "none": "none",
+           "problems": "Problems", "empty": "{place}: not filled in: {rows}",
+           "all": "all columns", "columns": "Columns", "weights": "game points",
+           "bonus": "extra for all columns", "players": "players", "pairs": "pairs",
+           "sides": "sides", "players_or_pairs": "players or pairs",
+           "ranking": "Ranking", "balance": "Running balance", "served": "served",
+           "hand": "Start poker", "wins": "wins", "tie": "tie: roll again",
+           "requires": "only after"},
     "es": {"total": "Total", "written": "escrito", "winners": "Ganadores de columna",
-           "nobody": "nadie (empate)", "points": "Puntos", "money": "Dinero",
+           "nobody": "nadie (empate)", "points": "Puntos de partida", "money": "Dinero",
            "per_point": "por punto", "transfers": "Pagos", "none": "ninguno",
-           "problems": "Problemas", "empty": "vacío", "all": "todas las columnas",
-           "columns": "Columnas", "weights": "pesos", "bonus": "bono por todas las columnas",
-           "sides": "lados", "row": "Fila", "allowed": "permitido", "ranking": "Clasificación",
-           "place": "puesto", "balance": "Saldo acumulado", "game": "Partida",
-           "served": "servida", "hand": "Start-Poker", "wins": "gana",
-           "tie": "empate: tirar de nuevo", "requires": "solo después de"},
+           "problems": "Problemas", "empty": "{place}: sin anotar: {rows}",
+           "all": "todas las columnas", "columns": "Columnas", "weights": "puntos",
+           "bonus": "extra por todas las columnas", "players": "jugadores",
+           "pairs": "parejas", "sides": "equipos", "players_or_pairs": "jugadores o parejas",
+           "ranking": "Clasificación", "balance": "Saldo acumulado", "served": "servido",
+           "hand": "Start-Poker", "wins": "gana", "tie": "empate: tirar de nuevo",
+           "requires": "solo después de"},
 }
 
 CELL_W = 5
@@ -65,7 +70,7 @@ def format_report(sheet: Sheet, report: Mapping[str, Any], lang: str = "de") -> 
     label_w = max(len(w["written"]), len(w["total"]),
                   *(len(r.labels.get(lang)) for r in rules.rows)) + 1
     side_w = CELL_W * rules.columns
-    lines = [_title(rules, len(sheet.sides), w)]
+    lines = [_title(sheet, lang)]
     lines.append(" " * label_w + "".join(f"{s.name[:side_w - 1]:>{side_w}}" for s in sheet.sides))
     if rules.columns > 1:
         lines.append(" " * label_w + "".join(
@@ -109,9 +114,17 @@ def _money(text: str) -> str:
     return text if text.startswith("-") or text == "0.00" else f"+{text}"
 
 
-def _title(rules: Ruleset, sides: int, w: Mapping[str, str]) -> str:
+def _game(rules: Ruleset, lang: str) -> str:
     variants = f" ({', '.join(rules.variants)})" if rules.variants else ""
-    return f"{rules.game.capitalize()}{variants}, {sides} {w['sides']}"
+    return game_name(rules.game, lang) + variants
+
+
+def _title(sheet: Sheet, lang: str) -> str:
+    """E.g. 'Eskalero, 2 Spieler'; 'Paare' when every side is a pair, else 'Parteien'."""
+    w = WORDS[lang]
+    sizes = {len(side.members) for side in sheet.sides}
+    who = w["players"] if sizes == {1} else w["pairs"] if sizes == {2} else w["sides"]
+    return f"{_game(sheet.ruleset, lang)}, {len(sheet.sides)} {who}"
 
 
 def format_problems(problems: Sequence[Mapping[str, Any]], sheet: Sheet, lang: str) -> list[str]:
@@ -129,19 +142,20 @@ def format_problems(problems: Sequence[Mapping[str, Any]], sheet: Sheet, lang: s
         else:
             lines.append(f"  {p['where']}: {p['message']}" if p["where"] else f"  {p['message']}")
     for (s, c), labels in empty.items():
-        place = sheet.sides[s].name + (f", {column_name(c)}" if rules.columns > 1 else "")
-        lines.append(f"  {place}: {w['empty']}: {', '.join(labels)}")
+        place = sheet.sides[s].name + (f", {column_place(c, lang)}" if rules.columns > 1 else "")
+        lines.append("  " + w["empty"].format(place=place, rows=", ".join(labels)))
     return lines
 
 
 def format_rules(rules: Ruleset, lang: str = "de") -> str:
     w = WORDS[lang]
     width = max(len(r.labels.get(lang)) for r in rules.rows) + 2
-    lines = [_title(rules, 0, w).rsplit(",", 1)[0],
+    who = w["players_or_pairs"] if rules.game == "escalero" else w["players"]
+    lines = [_game(rules, lang),
              f"{w['columns']}: {rules.columns}, {w['weights']} "
              f"{'-'.join(map(str, rules.column_weights))}"
              + (f", {w['bonus']} +{rules.all_columns_bonus}" if rules.all_columns_bonus else "")
-             + f"; {rules.min_sides}-{rules.max_sides} {w['sides']}",
+             + f"; {rules.min_sides}-{rules.max_sides} {who}",
              ""]
     for r in rules.rows:
         face = f" ({r.face})" if r.face and r.face != r.labels.get(lang) else ""
@@ -149,7 +163,7 @@ def format_rules(rules: Ruleset, lang: str = "de") -> str:
         needs = ""
         if r.requires:
             needs = f"  ({w['requires']} {rules.row(r.requires).labels.get(lang)})"
-        lines.append(f"  {r.id:<16}{label:<{width + 4}}{r.describe_allowed()}{needs}")
+        lines.append(f"  {r.id:<16}{label:<{width + 4}}{describe_allowed(r, lang)}{needs}")
     return "\n".join(lines) + "\n"
 
 

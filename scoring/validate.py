@@ -11,8 +11,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from scoring.errors import UnknownRulesError
 from scoring.model import STRUCK, Sheet, column_name
-from scoring.rulesets import Ruleset
+from scoring.rulesets import Row, Ruleset
 
 # Problem kinds (stable codes for the web front end and tests).
 INVALID_VALUE = "invalid_value"
@@ -22,7 +23,95 @@ TOTAL = "total"
 SHAPE = "shape"
 
 TOTAL_ROW = "total"  # row id used for a written column total
-TOTAL_LABEL = {"de": "Summe", "en": "Total", "es": "Total"}
+
+# Every sentence a player reads, one table per language (same keys in each; a test checks).
+# The English sentences are what tools parse from `settle --json`: change them only on purpose.
+# Placeholders: label/needed are row labels, allowed is describe_allowed(row, lang).
+MESSAGES: dict[str, dict[str, str]] = {
+    "de": {
+        "column": "Kolonne {name}", "sheet": "Spieltabelle", "total": "Summe",
+        "served": "serviert", "served_only": "{value} (serviert)",
+        "invalid": "{value} ist in {label} nicht erlaubt ({allowed})",
+        "empty": "{label} ist leer; Wert eintragen oder streichen (x)",
+        "requires": "{label} {value} ohne {needed} ({needed} ist {state}); "
+                    "{label} streichen oder {needed} berichtigen",
+        "struck": "gestrichen", "blank": "leer",
+        "total_differs": "Summe geschrieben {written}, die Einträge ergeben {total}; "
+                         "es zählen die Einträge",
+        "too_few": "nur {n} Partei: {game} braucht mindestens {min} Spieler oder Paare; "
+                   "ohne Gegner gibt es 0 Partiepunkte",
+        "too_many": "{n} Parteien: {game} spielen höchstens {max} Spieler oder Paare; "
+                    "trotzdem abgerechnet, jeder gegen jeden",
+        "members": "{n} Mitspieler; eine Partei ist ein Spieler oder ein Paar",
+        "duplicate": "Spieler {name!r} steht {n}-mal auf der Tabelle; jedem Spieler "
+                     "einen eigenen Namen geben, sonst stimmt die Geldrechnung nicht",
+    },
+    "en": {
+        "column": "column {name}", "sheet": "sheet", "total": "Total",
+        "served": "served", "served_only": "{value} (served)",
+        "invalid": "{value} is not allowed in {label} ({allowed})",
+        "empty": "{label} is empty; write a value or strike it (x)",
+        "requires": "{label} {value} needs a {needed} first, but {needed} is {state}; "
+                    "strike {label} or correct {needed}",
+        "struck": "struck", "blank": "empty",
+        "total_differs": "written total {written} differs from the sum of the entries "
+                         "{total}; the entries count",
+        "too_few": "only {n} side: {game} needs at least {min} players or pairs; "
+                   "with nobody to play against everyone gets 0 points",
+        "too_many": "{n} sides: {game} is played by at most {max} players or pairs; "
+                    "settled anyway, everyone against everyone",
+        "members": "{n} members; a side is one player or a pair",
+        "duplicate": "player {name!r} appears {n} times; give every player "
+                     "a distinct name so the money balance is right",
+    },
+    "es": {
+        "column": "columna {name}", "sheet": "planilla", "total": "Total",
+        "served": "servido", "served_only": "{value} (servido)",
+        "invalid": "{value} no está permitido en {label} ({allowed})",
+        "empty": "{label} sin anotar; anote un valor o tache la casilla (x)",
+        "requires": "{label} {value} sin {needed} ({needed}: {state}); "
+                    "tache {label} o corrija {needed}",
+        "struck": "tachado", "blank": "vacío",
+        "total_differs": "total escrito {written}, las anotaciones suman {total}; "
+                         "cuentan las anotaciones",
+        "too_few": "solo {n} equipo: {game} necesita al menos {min} jugadores o parejas; "
+                   "sin rivales todos reciben 0 puntos",
+        "too_many": "{n} equipos: {game} se juega como máximo entre {max} jugadores o "
+                    "parejas; se liquida igual, todos contra todos",
+        "members": "{n} integrantes; un equipo es un jugador o una pareja",
+        "duplicate": "el jugador {name!r} aparece {n} veces; dé a cada jugador "
+                     "un nombre distinto para que cuadre el dinero",
+    },
+}
+GAME_NAMES = {"de": {"escalero": "Eskalero"}, "en": {}, "es": {}}
+
+
+def messages(lang: str) -> dict[str, str]:
+    if lang not in MESSAGES:
+        raise UnknownRulesError(
+            f"unknown language {lang!r}; choose one of {', '.join(MESSAGES)}")
+    return MESSAGES[lang]
+
+
+def game_name(game: str, lang: str) -> str:
+    """The game as players call it: Piatnik spells it Eskalero."""
+    return GAME_NAMES[lang].get(game, game.capitalize())
+
+
+def column_place(index: int, lang: str) -> str:
+    """E.g. 'Kolonne II', 'column II'."""
+    return messages(lang)["column"].format(name=column_name(index))
+
+
+def describe_allowed(row: Row, lang: str) -> str:
+    """Row.describe_allowed in `lang`: '1-5', '20, serviert 25', '100 (serviert)'."""
+    m = messages(lang)
+    if row.served and not row.unserved:
+        return ", ".join(m["served_only"].format(value=v) for v in row.served)
+    if row.served:
+        plain = ", ".join(str(v) for v in row.unserved)
+        return f"{plain}, {m['served']} {', '.join(str(v) for v in row.served)}"
+    return row.describe_allowed()  # no served values: digits only, same in every language
 
 
 @dataclass(frozen=True)
@@ -34,7 +123,7 @@ class Problem:
     column: int | None
     row: str | None
     message: str
-    where: str = ""  # human-readable place, e.g. "Anna, column II, Neuner"
+    where: str = ""  # place in words, e.g. "Anna, Kolonne II, Neuner"
 
     def to_json(self) -> dict[str, Any]:
         return {"side": self.side, "column": self.column, "row": self.row,
@@ -45,69 +134,70 @@ class Problem:
 
 
 def validate(sheet: Sheet, lang: str = "de") -> tuple[Problem, ...]:
-    """All problems of `sheet`, in sheet order (shape first, then side by side)."""
+    """All problems of `sheet`, in sheet order (shape first, then side by side).
+
+    Labels, places and messages are in `lang`; `kind` and the indices are the stable part.
+    """
+    m = messages(lang)
     rules = sheet.ruleset
-    problems = list(_shape_problems(sheet, rules))
+    problems = list(_shape_problems(sheet, rules, lang))
     for s, side in enumerate(sheet.sides):
         for c, column in enumerate(side.columns):
-            place = f"{side.name}, column {column_name(c)}" if rules.columns > 1 else side.name
+            place = f"{side.name}, {column_place(c, lang)}" if rules.columns > 1 else side.name
             for row in rules.rows:
                 cell = column.get(row.id)
                 label = row.labels.get(lang)
                 where = f"{place}, {label}"
                 if cell is None:
                     problems.append(Problem(
-                        EMPTY, s, c, row.id,
-                        f"{label} is empty; write a value or strike it (x)", where))
+                        EMPTY, s, c, row.id, m["empty"].format(label=label), where))
                 elif cell is not STRUCK and not row.allows(cell):
                     problems.append(Problem(
                         INVALID_VALUE, s, c, row.id,
-                        f"{cell} is not allowed in {label} ({row.describe_allowed()})", where))
+                        m["invalid"].format(value=cell, label=label,
+                                            allowed=describe_allowed(row, lang)), where))
                 if row.requires and isinstance(cell, int):
                     needed = rules.row(row.requires)
-                    needed_label = needed.labels.get(lang)
                     if not isinstance(column.get(needed.id), int):
-                        state = "struck" if column.get(needed.id) is STRUCK else "empty"
+                        state = m["struck"] if column.get(needed.id) is STRUCK else m["blank"]
                         problems.append(Problem(
                             REQUIRES, s, c, row.id,
-                            f"{label} {cell} needs a {needed_label} first, but {needed_label} "
-                            f"is {state}; strike {label} or correct {needed_label}", where))
+                            m["requires"].format(label=label, value=cell, state=state,
+                                                 needed=needed.labels.get(lang)), where))
             written = side.written_totals[c]
             total = side.column_total(c)
             if written is not None and written != total:
                 problems.append(Problem(
                     TOTAL, s, c, TOTAL_ROW,
-                    f"written total {written} differs from the sum of the entries {total}; "
-                    "the entries count", f"{place}, {TOTAL_LABEL[lang]}"))
+                    m["total_differs"].format(written=written, total=total),
+                    f"{place}, {m['total']}"))
     return tuple(problems)
 
 
-def _shape_problems(sheet: Sheet, rules: Ruleset) -> list[Problem]:
+def _shape_problems(sheet: Sheet, rules: Ruleset, lang: str) -> list[Problem]:
+    m = messages(lang)
+    game = game_name(rules.game, lang)
     problems = []
     n = len(sheet.sides)
     if n < rules.min_sides:
-        problems.append(Problem(
-            SHAPE, None, None, None,
-            f"{n} side(s): {rules.game} needs at least {rules.min_sides}; "
-            "with nobody to play against every side gets 0 points", "sheet"))
+        problems.append(Problem(SHAPE, None, None, None,
+                                m["too_few"].format(n=n, game=game, min=rules.min_sides),
+                                m["sheet"]))
     if n > rules.max_sides:
-        problems.append(Problem(
-            SHAPE, None, None, None,
-            f"{n} sides: {rules.game} is played by at most {rules.max_sides}; "
-            "settled anyway, every side against every other", "sheet"))
+        problems.append(Problem(SHAPE, None, None, None,
+                                m["too_many"].format(n=n, game=game, max=rules.max_sides),
+                                m["sheet"]))
     for s, side in enumerate(sheet.sides):
         if len(side.members) > 2:
-            problems.append(Problem(
-                SHAPE, s, None, None,
-                f"{len(side.members)} members; a side is one player or a pair", side.name))
-    names = Counter(m for side in sheet.sides for m in side.members)
+            problems.append(Problem(SHAPE, s, None, None,
+                                    m["members"].format(n=len(side.members)), side.name))
+    names = Counter(member for side in sheet.sides for member in side.members)
     reported: set[str] = set()
     for s, side in enumerate(sheet.sides):
-        for m in side.members:
-            if names[m] > 1 and m not in reported:
-                reported.add(m)
-                problems.append(Problem(
-                    SHAPE, s, None, None,
-                    f"player {m!r} appears {names[m]} times; give every player "
-                    "a distinct name so the money balance is right", side.name))
+        for member in side.members:
+            if names[member] > 1 and member not in reported:
+                reported.add(member)
+                problems.append(Problem(SHAPE, s, None, None,
+                                        m["duplicate"].format(name=member, n=names[member]),
+                                        side.name))
     return problems

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
 _STRINGS = {
     "de": {
-        "sheet": "Spieltabelle", "name": "Name", "names": "Namen (Paar)", "column": "Spalte",
+        "sheet": "Spieltabelle", "name": "Name", "names": "Namen (Paar)", "column": "Kolonne",
         "total": "Summe", "serial": "Nr.", "served": "serv.",
-        "pairs": "Paare", "points": "Punkte", "point": "Punkt", "all": "alle drei",
+        "pairs": "Paare", "points": "Partiepunkte", "point": "Partiepunkt", "all": "alle drei",
         "winner": "Sieger",
-        "columns": "Spalten", "from_each": "von jedem Gegner",
+        "columns": "Kolonnen", "from_each": "von jedem Gegner",
         "served_long": "serv. = serviert (alle fünf in einem Wurf)",
         "struck": "gestrichen: Strich oder 0",
         "highest": "Höchste Summe gewinnt",
@@ -45,8 +45,8 @@ _STRINGS = {
         "pairs": "parejas", "points": "puntos", "point": "punto", "all": "las tres",
         "winner": "Ganador",
         "columns": "Columnas", "from_each": "de cada rival",
-        "served_long": "serv. = servida (los cinco en una tirada)",
-        "struck": "tachada: raya o 0",
+        "served_long": "serv. = servido (los cinco en una tirada)",
+        "struck": "tachado: raya o 0",
         "highest": "Gana el total más alto",
         "requires": "{row} solo después de {req}",
         "served_first": "serv. = en la primera tirada",
@@ -55,7 +55,7 @@ _STRINGS = {
 
 _VARIANT_NAMES = {
     "de": {"strasse-25": "Straße 25", "doppel-grande": "Doppel-Grande",
-           "one-column": "eine Spalte", "weights-123": "Spalten 1-2-3"},
+           "one-column": "eine Kolonne", "weights-123": "Kolonnen 1-2-3"},
     "en": {"strasse-25": "Straight 25", "doppel-grande": "Double Grande",
            "one-column": "one column", "weights-123": "columns 1-2-3"},
     "es": {"strasse-25": "Escalera 25", "doppel-grande": "Doble Grande",

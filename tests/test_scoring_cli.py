@@ -28,12 +28,40 @@ def test_settle_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     path = _write(tmp_path, "g.json", json.dumps(GOOD))
     assert escalero_cli.main(["settle", path, "--stake", "0.50"]) == 0
     out = capsys.readouterr().out
-    assert "Spaltensieger: I Anna, II Ben, III Anna" in out
+    assert out.startswith("Eskalero, 2 Spieler\n")
+    assert "Kolonnensieger: I Anna, II Ben, III Anna" in out
     assert "Partiepunkte: Anna +3, Ben -3" in out
     assert "Zahlungen: Ben -> Anna 1.50 EUR" in out
-    assert "7 is not allowed in Neuner (1-5)" in out
-    assert "written total 2 differs from the sum of the entries 1" in out
-    assert "Anna, I: leer: Zehner" in out
+    assert "Anna, Kolonne I, Neuner: 7 ist in Neuner nicht erlaubt (1-5)" in out
+    assert ("Anna, Kolonne II, Summe: Summe geschrieben 2, die Einträge ergeben 1; "
+            "es zählen die Einträge") in out
+    assert "Anna, Kolonne I: nicht eingetragen: Zehner, Buben" in out
+    for english in ("column", "not allowed", "Spalte", "Seite", "leer:"):
+        assert english not in out, english
+
+
+@pytest.mark.parametrize(("lang", "line"), [
+    ("en", "  Anna, column I, Nines: 7 is not allowed in Nines (1-5)"),
+    ("es", "  Anna, columna I, Nueves: 7 no está permitido en Nueves (1-5)"),
+])
+def test_settle_table_in_other_languages(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         lang: str, line: str) -> None:
+    path = _write(tmp_path, "g.json", json.dumps(GOOD))
+    assert escalero_cli.main(["settle", path, "--lang", lang]) == 0
+    assert line in capsys.readouterr().out.splitlines()
+
+
+def test_settle_json_english_unless_lang_given(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "g.json", json.dumps(GOOD))
+    assert escalero_cli.main(["settle", path, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)["validation"][0]
+    assert first["where"] == "Anna, column I, Nines"
+    assert first["message"] == "7 is not allowed in Nines (1-5)"
+    assert escalero_cli.main(["settle", path, "--json", "--lang", "de"]) == 0
+    first = json.loads(capsys.readouterr().out)["validation"][0]
+    assert first["where"] == "Anna, Kolonne I, Neuner"
+    assert first["message"] == "7 ist in Neuner nicht erlaubt (1-5)"
 
 
 def test_settle_json_is_settle_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,7 +135,9 @@ def test_subprocess_errors_have_no_traceback(tmp_path: Path, args: list[str], co
 def test_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert escalero_cli.main(["rules", "--variant", "strasse-25,doppel-grande"]) == 0
     out = capsys.readouterr().out
-    assert "Straße" in out and "25, served 30" in out and "Doppel-Grande" in out
+    assert "Straße" in out and "25, serviert 30" in out and "Doppel-Grande" in out
+    assert "Kolonnen: 3, Partiepunkte 1-2-4" in out and "Spieler oder Paare" in out
+    assert "served" not in out and "Spalte" not in out
     assert escalero_cli.main(["rules", "--game", "generala", "--lang", "en", "--json"]) == 0
     rules = json.loads(capsys.readouterr().out)
     assert rules["rows"][-1] == {"id": "doble_generala", "label": "Double Generala", "face": None,

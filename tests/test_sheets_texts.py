@@ -31,8 +31,8 @@ def test_escalero_labels_piatnik_style():
 
 
 def test_legend_follows_the_ruleset():
-    assert "I = 1, II = 2, III = 4 Punkte, alle drei = 9" in texts.legend(
-        get_ruleset("escalero"), "de")[0]
+    assert texts.legend(get_ruleset("escalero"), "de")[0] == (
+        "Kolonnen: I = 1, II = 2, III = 4 Partiepunkte, alle drei = 9 (von jedem Gegner)")
     assert "III = 3 points, all three = 8" in texts.legend(
         get_ruleset("escalero", ("weights-123",)), "en")[0]
     assert "Grande +30" in texts.legend(get_ruleset("escalero"), "de")[1]
@@ -45,3 +45,26 @@ def test_legend_follows_the_ruleset():
 def test_unknown_language():
     with pytest.raises(UnknownRulesError, match="choose one of"):
         texts.strings("fr")
+
+
+def test_piatnik_words_in_german():
+    """Piatnik's leaflet says Kolonne, Partiepunkte, gestrichen, serviert."""
+    t = texts.strings("de")
+    assert (t["column"], t["columns"]) == ("Kolonne", "Kolonnen")
+    printed = " ".join([*t.values(), *texts.legend(get_ruleset("escalero", ("one-column",)), "de"),
+                        *texts.legend(get_ruleset("escalero"), "de")])
+    assert "Spalte" not in printed and "Seite" not in printed
+    assert "gestrichen" in printed and "serviert" in printed and "Partiepunkt" in printed
+    assert texts.legend(get_ruleset("escalero", ("one-column",)), "de")[0] == (
+        "Sieger: 1 Partiepunkt von jedem Gegner")
+
+
+def test_spanish_words():
+    t = texts.strings("es")
+    assert t["column"] == "Columna" and t["struck"].startswith("tachado")
+    assert "servido" in t["served_long"]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_language_has_every_string(lang):
+    assert texts.strings(lang).keys() == texts.strings("de").keys()
