@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--names", metavar="'A,B'", help="player names in sheet order, comma-separated")
     p.add_argument("--stake", metavar="AMOUNT", help="money per Partiepunkt, e.g. 0.50")
     p.add_argument("--currency", default="EUR", help="currency shown with amounts (EUR)")
-    p.add_argument("--lang", choices=LANGUAGES, default="de", help="row labels (de)")
+    p.add_argument("--lang", choices=LANGUAGES, help="words (de); --json: en unless given")
     p.set_defaults(func=cmd_scan)
 
 
@@ -65,7 +65,7 @@ def _options(args: argparse.Namespace) -> Any:
     names = tuple(n.strip() for n in (args.names or "").split(",") if n.strip())
     return ScanOptions(recognizer=args.recognizer, layout=_layout_hint(args),
                        debug_dir=None, names=names, stake=args.stake,
-                       currency=args.currency, lang=args.lang)
+                       currency=args.currency, lang=args.lang or ("en" if args.json else "de"))
 
 
 def format_scan(result: Any, lang: str = "de") -> str:
@@ -151,7 +151,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
             sys.stdout.write("\n")
         else:
-            sys.stdout.write(format_scan(result, args.lang))
+            sys.stdout.write(format_scan(result, options.lang))
         return 0
     jobs = [(p, options, debug, args.json) for p in photos]
     worst = 0
