@@ -159,9 +159,11 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
     if res < MIN_PHOTO_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL)
     page, to_page = warp_page(image, hom, geom)
-    if blur_boxes is None:
+    if blur_boxes is None:  # the sharpest print there is: markers and the QR code
         blur_boxes = [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)
                       for m in geom.markers]
+        if geom.qr_box is not None:
+            blur_boxes.append(geom.qr_box)
     blur = edge_blur_mm(page, blur_boxes)
     if blur is not None and blur > MAX_BLUR_MM:
         raise UnreadableSheetError(TOO_BLURRED)

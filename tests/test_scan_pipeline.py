@@ -123,3 +123,17 @@ def test_heic_photo_end_to_end(page) -> None:
     Image.fromarray(rgb).save(buf, "HEIF", quality=90)
     result = scan_photo(buf.getvalue(), ScanOptions(), recognizer=InkRecognizer())
     assert _inked(result) == set(ENTRIES)
+
+
+def test_all_markers_hidden_outline_and_qr_code_place_the_sheet(page) -> None:
+    geom = geometry_for(LayoutSpec())
+    hidden = page.copy()
+    for m in geom.markers:
+        cover(hidden, (m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size), PPM)
+    photo = encode_jpeg(photo_of(hidden, size=(1500, 2000), angle=176, scale=0.8))
+    result = scan_photo(photo, ScanOptions(), recognizer=InkRecognizer())
+    assert result.placement.method == "outline" and not result.placement.markers
+    assert _inked(result) == set(ENTRIES)
+    blurred = encode_jpeg(photo_of(hidden, size=(1500, 2000), angle=176, scale=0.8, blur=7))
+    with pytest.raises(UnreadableSheetError):
+        scan_photo(blurred, ScanOptions(), recognizer=InkRecognizer())
