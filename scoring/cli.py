@@ -132,11 +132,12 @@ def cmd_dice(args: argparse.Namespace) -> int:
     served = f" ({w['served']})" if throw.served else ""
     sys.stdout.write(" ".join(throw.faces) + served + "\n" + text.format_scores(scores, rules,
                                                                               args.lang))
+    hands = text.HANDS[args.lang]
     if "start_poker" in out:
-        sys.stdout.write(f"{w['hand']}: {out['start_poker']}\n")
+        sys.stdout.write(f"{w['hand']}: {hands[out['start_poker']]}\n")
     if "against" in out:
         a = out["against"]
         verdict = {1: " ".join(throw.faces) + f" {w['wins']}",
                    -1: " ".join(a["faces"]) + f" {w['wins']}", 0: w["tie"]}[a["result"]]
-        sys.stdout.write(f"  vs {' '.join(a['faces'])} ({a['start_poker']}): {verdict}\n")
+        sys.stdout.write(f"  vs {' '.join(a['faces'])} ({hands[a['start_poker']]}): {verdict}\n")
     return 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scoring.dice import POKER_CATEGORIES
 from scoring.model import STRUCK, Sheet, column_name
 from scoring.rulesets import Ruleset
 from scoring.validate import EMPTY, column_place, describe_allowed, game_name
@@ -45,6 +46,19 @@ WORDS: dict[str, dict[str, str]] = {
            "ranking": "Clasificación", "balance": "Saldo acumulado", "served": "servido",
            "hand": "Start-Poker", "wins": "gana", "tie": "empate: tirar de nuevo",
            "requires": "solo después de"},
+}
+
+# Start-Poker hands by their id (dice.POKER_CATEGORIES, what --json prints); de as Piatnik.
+HANDS: dict[str, dict[str, str]] = {
+    "de": {"nothing": "nichts", "pair": "ein Paar", "two pairs": "zwei Paare",
+           "three of a kind": "drei gleiche", "small straight": "kleine Straße",
+           "large straight": "große Straße", "full house": "Full", "poker": "Poker",
+           "grande": "Grande"},
+    "en": {c: c for c in POKER_CATEGORIES},
+    "es": {"nothing": "nada", "pair": "un par", "two pairs": "doble par",
+           "three of a kind": "trío", "small straight": "escalera menor",
+           "large straight": "escalera mayor", "full house": "full", "poker": "póker",
+           "grande": "grande"},
 }
 
 CELL_W = 5

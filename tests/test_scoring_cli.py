@@ -154,3 +154,10 @@ def test_dice(capsys: pytest.CaptureFixture[str]) -> None:
     assert out["against"]["result"] == -1
     assert escalero_cli.main(["dice", "1", "2", "3", "4", "5", "--game", "generala"]) == 0
     assert "Escalera" in capsys.readouterr().out
+
+
+def test_dice_table_names_hands_in_german(capsys: pytest.CaptureFixture[str]) -> None:
+    assert escalero_cli.main(["dice", "9", "9", "9", "K", "A", "--against", "A A 10 10 D"]) == 0
+    out = capsys.readouterr().out
+    assert "Start-Poker: drei gleiche\n" in out
+    assert "(zwei Paare): 9 9 9 K A gewinnt" in out

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from scoring import text
+from scoring.dice import POKER_CATEGORIES
 from scoring.errors import UnknownRulesError
 from scoring.model import Sheet
 from scoring.report import settle_report
@@ -19,7 +20,8 @@ def _fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-@pytest.mark.parametrize("table", [MESSAGES, text.WORDS], ids=["messages", "words"])
+@pytest.mark.parametrize("table", [MESSAGES, text.WORDS, text.HANDS],
+                         ids=["messages", "words", "hands"])
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_language_has_every_key_and_placeholder(table: dict[str, dict[str, str]],
                                                        lang: str) -> None:
@@ -135,3 +137,8 @@ def test_describe_allowed_words() -> None:
 def test_unknown_language() -> None:
     with pytest.raises(UnknownRulesError, match="choose one of"):
         validate(_sheet(), "fr")
+
+
+def test_every_start_poker_hand_is_named() -> None:
+    assert set(text.HANDS["de"]) == set(POKER_CATEGORIES)
+    assert text.HANDS["de"]["three of a kind"] == "drei gleiche"
