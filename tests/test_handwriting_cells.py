@@ -1,0 +1,54 @@
+"""samples.cell_crops: crops follow the cell reading contract and carry their truth."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from samples.cell_crops import MARGIN_PX, random_box, random_entry, row_value_sets, synth_cell
+from samples.handwriting import make_writer
+from scan.digit_model import INPUT_H, INPUT_W, ink_map, ink_window, preprocess
+from scoring.rulesets import get_ruleset
+
+
+def test_crop_is_box_plus_margin_and_deterministic() -> None:
+    crops = []
+    for _ in range(2):
+        rng = np.random.default_rng(4)
+        s = synth_cell(rng, make_writer(rng, "eval"), 25, harsh=True, box_size=(260, 140))
+        crops.append(s.image)
+    assert crops[0].shape == (140 + 2 * MARGIN_PX, 260 + 2 * MARGIN_PX, 3)
+    assert crops[0].dtype == np.uint8
+    assert np.array_equal(crops[0], crops[1])
+
+
+def test_boxes_cover_the_layout_range() -> None:
+    rng = np.random.default_rng(0)
+    boxes = np.array([random_box(rng) for _ in range(500)])
+    assert boxes[:, 0].min() >= 115 and boxes[:, 0].max() <= 290
+    assert boxes[:, 1].min() >= 80 and boxes[:, 1].max() <= 140
+
+
+def test_row_values_come_from_the_rulesets() -> None:
+    sets = row_value_sets()
+    assert get_ruleset("escalero").row("aces").allowed in sets
+    assert get_ruleset("generala").row("doble_generala").allowed in sets
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        entry, allowed = random_entry(rng)
+        assert entry is None or entry == "x" or 0 <= entry <= 999
+        assert allowed is None or allowed in sets
+
+
+def test_preprocess_finds_the_ink_and_drops_the_grid() -> None:
+    rng = np.random.default_rng(2)
+    writer = make_writer(rng, "eval")
+    empty = preprocess(synth_cell(rng, writer, None, box_size=(260, 140)).image)
+    full = preprocess(synth_cell(rng, writer, 105, box_size=(260, 140)).image)
+    assert empty.shape == full.shape == (INPUT_H, INPUT_W)
+    assert empty.mean() < 0.08 < full.mean()
+    # Ink written at the right of a wide cell: the window follows it.
+    page = np.full((170, 320, 3), 235, np.uint8)
+    page[70:100, 250:262] = (150, 60, 20)  # a blue stroke
+    x0, x1 = ink_window(ink_map(page))
+    scale = 80 / 170
+    assert x0 <= 250 * scale and 262 * scale <= x1
