@@ -58,14 +58,14 @@ class Row:
     def allows(self, value: int) -> bool:
         return value in self.allowed
 
-    def describe_allowed(self) -> str:
-        """E.g. '1-5', '2, 4, 6, 8, 10', '20, served 25'."""
+    def describe_allowed(self, served_word: str = "served") -> str:
+        """E.g. '1-5', '2, 4, 6, 8, 10', '20, served 25', '100 (served)'."""
         if self.served and not self.unserved:
-            return ", ".join(f"{v} (served)" for v in self.served)
+            return ", ".join(f"{v} ({served_word})" for v in self.served)
         if self.served:
             plain = ", ".join(str(v) for v in self.unserved)
             served = ", ".join(str(v) for v in self.served)
-            return f"{plain}, served {served}"
+            return f"{plain}, {served_word} {served}"
         vals = self.allowed
         if len(vals) > 2 and all(b - a == 1 for a, b in zip(vals, vals[1:], strict=False)):
             return f"{vals[0]}-{vals[-1]}"

@@ -30,7 +30,7 @@ TOTAL_ROW = "total"  # row id used for a written column total
 MESSAGES: dict[str, dict[str, str]] = {
     "de": {
         "column": "Kolonne {name}", "sheet": "Spieltabelle", "total": "Summe",
-        "served": "serviert", "served_only": "{value} (serviert)",
+        "served": "serviert",
         "invalid": "{value} ist in {label} nicht erlaubt ({allowed})",
         "empty": "{label} ist leer; Wert eintragen oder streichen (x)",
         "requires": "{label} {value} ohne {needed} ({needed} ist {state}); "
@@ -48,7 +48,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "en": {
         "column": "column {name}", "sheet": "sheet", "total": "Total",
-        "served": "served", "served_only": "{value} (served)",
+        "served": "served",
         "invalid": "{value} is not allowed in {label} ({allowed})",
         "empty": "{label} is empty; write a value or strike it (x)",
         "requires": "{label} {value} needs a {needed} first, but {needed} is {state}; "
@@ -66,7 +66,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "es": {
         "column": "columna {name}", "sheet": "planilla", "total": "Total",
-        "served": "servido", "served_only": "{value} (servido)",
+        "served": "servido",
         "invalid": "{value} no está permitido en {label} ({allowed})",
         "empty": "{label} sin anotar; anote un valor o tache la casilla (x)",
         "requires": "{label} {value} sin {needed} ({needed}: {state}); "
@@ -105,13 +105,7 @@ def column_place(index: int, lang: str) -> str:
 
 def describe_allowed(row: Row, lang: str) -> str:
     """Row.describe_allowed in `lang`: '1-5', '20, serviert 25', '100 (serviert)'."""
-    m = messages(lang)
-    if row.served and not row.unserved:
-        return ", ".join(m["served_only"].format(value=v) for v in row.served)
-    if row.served:
-        plain = ", ".join(str(v) for v in row.unserved)
-        return f"{plain}, {m['served']} {', '.join(str(v) for v in row.served)}"
-    return row.describe_allowed()  # no served values: digits only, same in every language
+    return row.describe_allowed(messages(lang)["served"])
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from scoring.model import Sheet, column_name
 from scoring.money import parse_stake, to_money
 from scoring.report import settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
+from scoring.validate import describe_allowed
 
 MAX_CURRENCY_LEN = 8
-_SERVED = {"de": "serviert", "es": "servido"}
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
 OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
@@ -49,17 +49,12 @@ def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
         "rows": [
             {"id": r.id, "label": r.labels.get(lang), "face": r.face,
              "allowed": list(r.allowed), "served": list(r.served), "requires": r.requires,
-             "describe": _describe(r.describe_allowed(), lang)}
+             "describe": describe_allowed(r, lang)}
             for r in rules.rows
         ],
         "games": list(GAMES),
         "all_variants": list(ESCALERO_VARIANTS) if rules.game == "escalero" else [],
     }
-
-
-def _describe(text: str, lang: str) -> str:
-    """scoring describes allowed values in English ("20, served 25"); one word differs."""
-    return text.replace("served", _SERVED.get(lang, "served"))
 
 
 def clean_currency(text: Any) -> str:
