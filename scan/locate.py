@@ -67,10 +67,10 @@ def _detector(small_markers: bool) -> cv2.aruco.ArucoDetector:
     if small_markers:
         # Small or soft markers: finer threshold windows, smaller accepted perimeters,
         # more tolerance for a few wrong border bits.
-        params.adaptiveThreshWinSizeMin = 3
-        params.adaptiveThreshWinSizeMax = 43
-        params.adaptiveThreshWinSizeStep = 4
-        params.minMarkerPerimeterRate = 0.01
+        params.adaptiveThreshWinSizeMin = 5
+        params.adaptiveThreshWinSizeMax = 35
+        params.adaptiveThreshWinSizeStep = 10  # 4 windows: as good here, 4x faster than 11
+        params.minMarkerPerimeterRate = 0.015
         params.polygonalApproxAccuracyRate = 0.05
         params.maxErroneousBitsInBorderRate = 0.5
     return cv2.aruco.ArucoDetector(
