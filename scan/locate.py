@@ -22,6 +22,8 @@ FIDUCIAL_IDS = (0, 1, 2, 3)
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
 QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded
 QR_PAD_MM = 6.0  # margin around the expected QR box (quiet zone, bent paper)
+TWO_SHEETS = ("two score sheets in the picture: photograph one sheet at a time "
+              "(cover or fold away the other)")
 NO_SHEET = ("no score sheet found: hold the phone so all four corner marks "
             "are in the picture")
 
@@ -79,18 +81,22 @@ def _detector(small_markers: bool) -> cv2.aruco.ArucoDetector:
 
 def _detect(gray: np.ndarray, small_markers: bool) -> dict[int, np.ndarray]:
     corners, ids, _ = _detector(small_markers).detectMarkers(gray)
-    found: dict[int, np.ndarray] = {}
+    seen: dict[int, list[np.ndarray]] = {}
     if ids is None:
-        return found
+        return {}
     for c, i in zip(corners, ids.ravel(), strict=True):
-        mid = int(i)
-        if mid not in FIDUCIAL_IDS:
-            continue
-        pts = c.reshape(4, 2).astype(np.float32)
-        # Two candidates with one id (a second sheet, a reflection): keep the larger.
-        if mid not in found or cv2.contourArea(pts) > cv2.contourArea(found[mid]):
-            found[mid] = pts
-    return found
+        if int(i) in FIDUCIAL_IDS:
+            seen.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float32))
+    # Two of one id, alike in size, for two or more ids: two sheets in the picture.
+    # Mixing their corners would place a sheet that exists nowhere.
+    twins = 0
+    for cands in seen.values():
+        areas = sorted((cv2.contourArea(p) for p in cands), reverse=True)
+        twins += len(areas) > 1 and areas[1] > areas[0] / 3
+    if twins >= 2:
+        raise SheetNotFoundError(TWO_SHEETS)
+    # A lone double (a reflection, a stray find): keep the larger.
+    return {mid: max(cands, key=cv2.contourArea) for mid, cands in seen.items()}
 
 
 def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:

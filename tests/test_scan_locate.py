@@ -111,3 +111,11 @@ def test_a_misplaced_marker_is_left_out(page) -> None:
     placement = locate.place_sheet(geom, tuple(markers), None, None)
     assert sorted(h.id for h in placement.markers) == [0, 1, 3]
     assert _truth_error_mm(placement, hom) < 0.6
+
+
+def test_two_sheets_in_one_picture_are_refused(page) -> None:
+    gap = np.full((page.shape[0], 40, 3), 255, np.uint8)
+    both = np.hstack([page, gap, page])
+    photo, _ = photo_with_truth(both, size=(2400, 1800), angle=2, scale=0.9)
+    with pytest.raises(SheetNotFoundError, match="two score sheets"):
+        locate.find_markers(photo)
