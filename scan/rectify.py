@@ -30,6 +30,8 @@ MAX_BEND_MM = 12.0  # how far bending may move a cell from where the homography 
 TOO_SMALL = ("sheet too small in the photo to read safely: move closer so the sheet fills "
              "the picture")
 TOO_BLURRED = "sheet too blurred to read safely: hold still, let the camera focus, use more light"
+OUT_OF_VIEW = ("part of the score grid is outside the picture: hold the phone so the whole "
+               "sheet is in the picture")
 GRID_MISSING = ("the printed grid is not where the layout puts it: photograph the whole sheet "
                 "flat, or check --game/--players/--variant")
 
@@ -152,9 +154,25 @@ def outline_blur_mm(image: np.ndarray, outline: np.ndarray, short_side_mm: float
     return float(np.median(sigmas)) if sigmas else None
 
 
+def check_in_view(hom: np.ndarray, geom: SheetGeometry, shape: tuple[int, ...]) -> None:
+    """Every cell (with its margin) must be in the picture: a cell cut off would read as
+    empty paper, and "empty" would be a confident lie."""
+    h, w = shape[:2]
+    pts = []
+    for s in geom.slots:
+        x, y, bw, bh = s.box
+        m = 2.0
+        pts += [(x - m, y - m), (x + bw + m, y - m), (x + bw + m, y + bh + m), (x - m, y + bh + m)]
+    proj = cv2.perspectiveTransform(np.float32(pts).reshape(-1, 1, 2), hom).reshape(-1, 2)
+    if (proj[:, 0].min() < 0 or proj[:, 1].min() < 0
+            or proj[:, 0].max() > w - 1 or proj[:, 1].max() > h - 1):
+        raise UnreadableSheetError(OUT_OF_VIEW)
+
+
 def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
             blur_boxes: list[Box] | None = None) -> Rectified:
-    """Warp the sheet flat and refuse it when it is too small or too blurred to read."""
+    """Warp the sheet flat and refuse it when it is cut off, too small or too blurred."""
+    check_in_view(hom, geom, image.shape)
     res = photo_resolution(hom, geom)
     if res < MIN_PHOTO_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL)

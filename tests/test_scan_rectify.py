@@ -69,3 +69,15 @@ def test_wrong_layout_grid_is_refused(page) -> None:
     rect = rectify(photo, placement.homography, wrong)
     with pytest.raises(UnreadableSheetError, match="grid"):
         snap_slots(rect.image, wrong)
+
+
+def test_sheet_partly_outside_the_picture_is_refused(page) -> None:
+    """Marker 2 and the grid's corner lie beyond the frame: three markers still place the
+    sheet, but the cut-off cells would read as empty paper."""
+    photo, _ = photo_with_truth(page, size=(1500, 2000), angle=-15, scale=0.8)
+    cut = np.ascontiguousarray(photo[:, :1300])  # the frame ends left of marker 2
+    markers = locate.find_markers(cut)
+    assert sorted(m.id for m in markers) == [0, 1, 3]
+    placement = locate.place_sheet(GEOM, markers, None, None)
+    with pytest.raises(UnreadableSheetError, match="outside the picture"):
+        rectify(cut, placement.homography, GEOM)
