@@ -13,6 +13,7 @@ P(number) * P(L) * prod_i P_{L,i}(digit_i). A written 0 is a strike (RULES.md), 
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -184,14 +185,19 @@ def load_net(path: str = str(MODEL_PATH)) -> cv2.dnn.Net:
     return cv2.dnn.readNetFromONNX(path)
 
 
+_NET_LOCK = threading.Lock()  # one cv2.dnn.Net is shared; setInput/forward must not interleave
+
+
 def run_net(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128) -> np.ndarray:
     """Logits for a batch of preprocessed cells (N, INPUT_H, INPUT_W) -> (N, N_OUT)."""
     net = load_net(str(path))
     out = []
     for start in range(0, len(batch), chunk):
         part = batch[start:start + chunk, None, :, :].astype(np.float32)
-        net.setInput(part)
-        out.append(np.asarray(net.forward()).reshape(len(part), N_OUT))
+        with _NET_LOCK:
+            net.setInput(part)
+            logits = np.asarray(net.forward()).reshape(len(part), N_OUT)
+        out.append(logits)
     if not out:
         return np.zeros((0, N_OUT), np.float32)
     return np.concatenate(out)
