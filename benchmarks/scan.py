@@ -61,11 +61,13 @@ class Outcome:
     flagged: int = 0
     silent: list[dict[str, Any]] = field(default_factory=list)
     payout_right: bool = False
+    no_sheet: bool = False  # the photo shows no sheet: refusing it is right
 
     @property
     def clean(self) -> bool:
         """Right payout and nothing for a person to check."""
-        return self.failure is None and self.payout_right and self.flagged == 0
+        return (self.failure is None and not self.no_sheet and self.payout_right
+                and self.flagged == 0)
 
 
 # --- photos ---------------------------------------------------------------------------------
@@ -194,14 +196,15 @@ def scan_all(paths: Sequence[Path], scanner: Scanner, label: str) -> list[Outcom
         except (EscaleroError, _Refused) as err:
             outcomes.append(Outcome(path.stem, time.perf_counter() - t0,
                                     failure=None if truth["sheet"] is None else f"refused: {err}",
-                                    payout_right=truth["sheet"] is None))
+                                    no_sheet=truth["sheet"] is None))
         except Exception as err:  # a crash is a finding, not the end of the benchmark
             outcomes.append(Outcome(path.stem, time.perf_counter() - t0,
                                     failure=f"crashed: {type(err).__name__}: {err}"))
         else:
             seconds = time.perf_counter() - t0
             if truth["sheet"] is None:  # a photo without a sheet must be refused
-                outcomes.append(Outcome(path.stem, seconds, failure="read a sheet where none is"))
+                outcomes.append(Outcome(path.stem, seconds, failure="read a sheet where none is",
+                                        no_sheet=True))
             else:
                 outcomes.append(compare(path.stem, seconds, truth, scanned))
         print(f"\rscanning ({label}) {i + 1}/{len(paths)}", end="", file=sys.stderr, flush=True)
@@ -229,13 +232,16 @@ def _pct(values: Sequence[float], q: float) -> float:
 
 def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, Any]:
     ok = [o for o in outcomes if o.failure is None and o.cells]  # read sheets
-    n = len(outcomes)
+    n = sum(not o.no_sheet for o in outcomes)  # photos of a sheet
     cells = sum(o.cells for o in ok)
     filled = sum(o.filled for o in ok)
     times = [o.seconds for o in outcomes]
-    med_decode = statistics.median(decode[:n]) if decode else float("nan")
+    decode = decode[: len(outcomes)]  # the photos this recognizer scanned
+    med_decode = statistics.median(decode) if decode else float("nan")
     return {
-        "photos": n,
+        "photos": len(outcomes),
+        "no_sheet_refused": (f"{sum(o.no_sheet and not o.failure for o in outcomes)}/"
+                             f"{sum(o.no_sheet for o in outcomes)}"),
         "scanned": len(ok),
         "failed": sum(o.failure is not None for o in outcomes),
         "cell_accuracy": sum(o.correct for o in ok) / cells if cells else float("nan"),
@@ -252,7 +258,7 @@ def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, A
         "scan_p95_s": _pct(times, 0.95),
         "read_median_s": (statistics.median(o.seconds for o in ok) if ok else float("nan")),
         "decode_median_s": med_decode,
-        "decode_p95_s": _pct(decode[:n], 0.95),
+        "decode_p95_s": _pct(decode, 0.95),
         "scan_over_decode": (statistics.median(times) / med_decode
                              if times and med_decode else float("nan")),
     }
@@ -261,6 +267,7 @@ def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, A
 ROWS = (
     ("photos", "photos", "{:d}"),
     ("failed", "failed (refused or crashed)", "{:d}"),
+    ("no_sheet_refused", "photos without a sheet refused", "{}"),
     ("cell_accuracy", "cell accuracy (all cells)", "{:.2%}"),
     ("filled_cell_accuracy", "cell accuracy (written cells)", "{:.2%}"),
     ("flagged_per_sheet", "cells flagged for review / sheet", "{:.2f}"),

@@ -91,7 +91,9 @@ def test_scan_all_sorts_refusals_crashes_and_expected_refusals(tmp_path) -> None
     outs = {o.name: o for o in bench.scan_all(
         [tmp_path / f"{n}.jpg" for n in cases], scanner, "fake")}
     assert outs["good"].clean and outs["empty-table"].failure is None
+    assert outs["empty-table"].no_sheet and not outs["empty-table"].clean
     assert outs["blurred"].failure == "refused: too blurred"
     assert outs["broken"].failure.startswith("crashed: RuntimeError")
     s = bench.summary(list(outs.values()), [0.1] * 4)
     assert s["failed"] == 2 and s["scanned"] == 1 and s["flagged_per_sheet"] == 0
+    assert s["no_sheet_refused"] == "1/1" and s["payout_right_nothing_to_review"] == 1 / 3
