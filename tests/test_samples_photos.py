@@ -77,3 +77,10 @@ def test_cli_writes_photo_and_truth(tmp_path, capsys) -> None:  # type: ignore[n
     truth = json.loads(jpgs[0].with_suffix(".json").read_text(encoding="utf-8"))
     assert truth["sheet"]["game"] == "generala"
     assert "mild-s9-001.jpg" in capsys.readouterr().err
+
+
+def test_cli_refuses_impossible_games_in_one_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rc = make_photos.main(["--n", "1", "--players", "5", "--pairs", "--out", str(tmp_path)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and err.startswith("make_photos: error:") and "\n" not in err
+    assert not list(tmp_path.iterdir())
