@@ -17,7 +17,7 @@ from scan.geometry import Box, SheetGeometry, Slot
 from scoring.errors import UnreadableSheetError
 
 PX_PER_MM = 10.0  # the cell-reading contract's resolution (CELL_PX_PER_MM)
-MIN_PHOTO_PX_PER_MM = 3.5  # below this a 0.5 mm pen stroke is under two pixels: refuse
+MIN_PHOTO_PX_PER_MM = 3.0  # the digit model is trained down to ~2.8 px/mm; below, refuse
 MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
