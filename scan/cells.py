@@ -114,6 +114,14 @@ def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[
     return out
 
 
+def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimum: float
+               ) -> list[CellResult]:
+    """A cell the photo shows below `minimum` px/mm cannot be certain, whatever was read."""
+    return [replace(c, certain=False, note="im Foto zu klein: bitte prüfen")
+            if c.certain and res < minimum else c
+            for c, res in zip(results, px_per_mm, strict=True)]
+
+
 def _candidates(c: CellResult) -> list[tuple[CellValue, float]]:
     return [(c.value, c.confidence), *c.alternatives]
 

@@ -22,6 +22,7 @@ from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
 from scan.load import load_photo
 from scan.rectify import (
     MAX_BLUR_MM,
+    MIN_PHOTO_PX_PER_MM,
     TOO_BLURRED,
     Rectified,
     SnappedSlot,
@@ -172,7 +173,9 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
         readings = reader.read(crops)
     with timer.stage("assemble"):
-        results = cells_mod.check_totals(cells_mod.to_results(snapped, readings))
+        results = cells_mod.to_results(snapped, readings)
+        results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
+        results = cells_mod.check_totals(results)
         sheet_json = build_sheet_json(geom, results)
         sheet = Sheet.from_json(sheet_json)
         report = settle_report(sheet, options.stake, options.currency, options.lang)

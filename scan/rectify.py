@@ -42,6 +42,7 @@ class Rectified:
     photo_px_per_mm: float  # the photo's own resolution on the sheet (worst grid corner)
     blur_mm: float  # estimated blur (Gaussian sigma) on the sheet, mm
     to_page: np.ndarray  # 3x3, photo px -> rectified px
+    slot_px_per_mm: tuple[float, ...] = ()  # per slot of the geometry, in order
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,9 @@ class SnappedSlot:
     edges_found: int  # 0-4 grid lines found around it
 
 
-def photo_resolution(hom: np.ndarray, geom: SheetGeometry | None = None,
-                     region: Box | None = None) -> float:
-    """Photo px per sheet mm at the worst corner of the grid (perspective shrinks far ends)."""
-    x, y, w, h = region if region is not None else geom.grid_bounds()  # type: ignore[union-attr]
+def photo_resolution(hom: np.ndarray, region: Box) -> float:
+    """Photo px per sheet mm at the worst corner of `region` (perspective shrinks far ends)."""
+    x, y, w, h = region
     worst = math.inf
     for cx, cy in ((x, y), (x + w, y), (x + w, y + h), (x, y + h)):
         pts = np.float32([[[cx, cy]], [[cx + 1, cy]], [[cx, cy + 1]]])
@@ -64,6 +64,20 @@ def photo_resolution(hom: np.ndarray, geom: SheetGeometry | None = None,
         jac = abs(float(a[0] * b[1] - a[1] * b[0]))
         worst = min(worst, math.sqrt(float(jac)))
     return worst
+
+
+def slot_resolutions(hom: np.ndarray, geom: SheetGeometry) -> tuple[float, ...]:
+    """Photo px per sheet mm at each slot's worst corner (a tilted photo shrinks far cells)."""
+    out = []
+    for s in geom.slots:
+        x, y, w, h = s.box
+        corners = np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+        pts = np.concatenate([corners, corners + [1, 0], corners + [0, 1]]).reshape(-1, 1, 2)
+        p = cv2.perspectiveTransform(pts, hom).reshape(3, 4, 2)
+        a, b = p[1] - p[0], p[2] - p[0]
+        jac = np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])
+        out.append(float(np.sqrt(jac.min())))
+    return tuple(out)
 
 
 def warp_page(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry) -> tuple[np.ndarray,
@@ -110,7 +124,7 @@ def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) ->
     x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
     # The grid is not known yet: judge the middle half of the page (the grid's core).
     w, h = x1 - x0, y1 - y0
-    if photo_resolution(hom, region=(x0 + w / 4, y0 + h / 4, w / 2, h / 2)) \
+    if photo_resolution(hom, (x0 + w / 4, y0 + h / 4, w / 2, h / 2)) \
             < MIN_PHOTO_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL)
     patches = []
@@ -173,8 +187,10 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
             blur_boxes: list[Box] | None = None) -> Rectified:
     """Warp the sheet flat and refuse it when it is cut off, too small or too blurred."""
     check_in_view(hom, geom, image.shape)
-    res = photo_resolution(hom, geom)
-    if res < MIN_PHOTO_PX_PER_MM:
+    res = slot_resolutions(hom, geom)
+    # Refuse when most cells are too small; a few far ones (a tilted photo) are only
+    # flagged (see cells.flag_small).
+    if float(np.median(res)) < MIN_PHOTO_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL)
     page, to_page = warp_page(image, hom, geom)
     if blur_boxes is None:  # the sharpest print there is: markers and the QR code
@@ -185,7 +201,7 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
     blur = edge_blur_mm(page, blur_boxes)
     if blur is not None and blur > MAX_BLUR_MM:
         raise UnreadableSheetError(TOO_BLURRED)
-    return Rectified(page, res, blur if blur is not None else float("nan"), to_page)
+    return Rectified(page, min(res), blur if blur is not None else float("nan"), to_page, res)
 
 
 # --- grid snapping -------------------------------------------------------------------

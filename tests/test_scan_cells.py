@@ -156,3 +156,13 @@ def test_unsure_total_and_unsure_cell_settle_on_each_other() -> None:
     out = _by_row(check_totals(cells))
     assert out["tens"].value == 6 and out["total"].value == 9
     assert not out["tens"].certain and not out["total"].certain
+
+
+def test_cells_too_small_in_the_photo_are_never_certain() -> None:
+    from scan.cells import flag_small
+
+    cells = [_cell("nines", 3, 0.999, True), _cell("tens", 4, 0.999, True),
+             _cell("jacks", 6, 0.5, False)]
+    out = flag_small(cells, [4.2, 2.6, 2.6], 3.0)
+    assert [c.certain for c in out] == [True, False, False]
+    assert "zu klein" in out[1].note and out[2] == cells[2]
