@@ -102,6 +102,10 @@ def format_scan(result: Any, lang: str = "de") -> str:
     payout = text.format_report(sheet, result.report, lang)
     # format_report starts with its own grid (without '?' marks): keep what follows it.
     tail = payout.split("\n\n", 1)[1] if "\n\n" in payout else payout
+    if any(c.row != "total" for c in flagged.values()):
+        # The payout below counts unsure entries as read: nobody should pay on it yet.
+        tail = (f"VORLÄUFIG: {sum(c.row != 'total' for c in flagged.values())} Einträge "
+                "unsicher; die Auszahlung gilt erst, wenn sie geprüft sind.\n" + tail)
     return "\n".join(lines) + "\n\n" + tail
 
 

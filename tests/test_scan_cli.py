@@ -39,7 +39,7 @@ def test_single_photo_table(photos, capsys) -> None:
     assert escalero_cli.main(["scan", photos["good"], "--names", "Anna,Bernd"]) == 0
     out = capsys.readouterr().out
     assert "Neuner" in out and "Anna" in out and "Bitte prüfen (2)" in out
-    assert "?" in out
+    assert "?" in out and "VORLÄUFIG: 2 Einträge unsicher" in out
 
 
 def test_single_photo_json(photos, capsys) -> None:
