@@ -148,16 +148,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         with timer.stage("outline"):
             outline = locate.find_outline(image)
     if qr is None:
-        # An unreadable code on a blurred photo: say "blurred", not "name the layout".
-        fits = locate.frame_fits(markers, page_frames())
-        if fits:
-            _err, hom, frame = fits[0]
-            check_markers_sharp(image, hom, [(m.cx - m.size / 2, m.cy - m.size / 2, m.size,
-                                              m.size) for m in frame.markers])
-        elif len(markers) < 2 and outline is not None:
-            blur = outline_blur_mm(image, outline)
-            if blur is not None and blur > MAX_BLUR_MM:
-                raise UnreadableSheetError(TOO_BLURRED)
+        _check_without_code(image, markers, outline)
     geom, source = resolve_geometry(qr, options.layout,
                                     bool(markers) or outline is not None or qr is not None)
     geom = _with_names(geom, options.names)
@@ -186,6 +177,20 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                       placement=placement, qr=qr, layout_source=source,
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
                       blur_mm=rect.blur_mm)
+
+
+def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...],
+                        outline: np.ndarray | None) -> None:
+    """An unreadable code on a tiny or blurred photo: say so, not "name the layout"."""
+    fits = locate.frame_fits(markers, page_frames())
+    if fits:
+        _err, hom, frame = fits[0]
+        check_markers_sharp(image, hom, [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)
+                                         for m in frame.markers])
+    elif len(markers) < 2 and outline is not None:
+        blur = outline_blur_mm(image, outline)
+        if blur is not None and blur > MAX_BLUR_MM:
+            raise UnreadableSheetError(TOO_BLURRED)
 
 
 def _with_names(geom: SheetGeometry, names: tuple[str, ...]) -> SheetGeometry:
