@@ -23,6 +23,9 @@ MAX_PIXELS = 60_000_000
 # fills the frame.
 WORK_MAX_SIDE = 4600
 
+# A sheet needs >= 3 px/mm over ~200 mm: anything under 300 px cannot hold one.
+MIN_SIDE = 300
+
 _heif_registered = False
 
 
@@ -86,6 +89,9 @@ def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.
     except (OSError, ValueError, SyntaxError, EOFError) as err:
         raise PhotoError(f"{name}: the image is damaged or truncated ({_short(err)}); "
                          "send the photo again") from None
+    if min(img.size) < MIN_SIDE:
+        raise PhotoError(f"{name}: {img.width}x{img.height} px is too small to show a score "
+                         "sheet; send the camera's photo, not a thumbnail")
     if max(img.size) > max_side:
         scale = max_side / max(img.size)
         img = img.resize((round(img.width * scale), round(img.height * scale)),

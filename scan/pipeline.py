@@ -149,8 +149,8 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
             outline = locate.find_outline(image)
     if qr is None:
         _check_without_code(image, markers, outline)
-    geom, source = resolve_geometry(qr, options.layout,
-                                    bool(markers) or outline is not None or qr is not None)
+    # A bright quadrilateral alone is no sheet: only markers or the code say it is ours.
+    geom, source = resolve_geometry(qr, options.layout, bool(markers) or qr is not None)
     geom = _with_names(geom, options.names)
     with timer.stage("place"):
         placement = locate.place_sheet(geom, markers, qr, outline)

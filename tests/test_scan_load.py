@@ -14,7 +14,7 @@ from scan.load import MAX_PIXELS, WORK_MAX_SIDE, load_photo
 from scoring.errors import PhotoError
 
 
-def _picture(w: int = 120, h: int = 80) -> Image.Image:
+def _picture(w: int = 600, h: int = 400) -> Image.Image:
     """Left half red, right half blue: orientation and channel order are visible."""
     arr = np.zeros((h, w, 3), np.uint8)
     arr[:, : w // 2] = (255, 0, 0)
@@ -31,8 +31,8 @@ def _bytes(img: Image.Image, fmt: str, **kw) -> bytes:
 @pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP"])
 def test_formats_decode_to_bgr(fmt: str) -> None:
     out = load_photo(_bytes(_picture(), fmt, **({"quality": 95} if fmt != "PNG" else {})))
-    assert out.shape == (80, 120, 3) and out.dtype == np.uint8
-    left, right = out[40, 10], out[40, 110]
+    assert out.shape == (400, 600, 3) and out.dtype == np.uint8
+    left, right = out[200, 50], out[200, 550]
     assert left[2] > 200 and left[0] < 60  # red on the left (BGR)
     assert right[0] > 200 and right[2] < 60
 
@@ -41,8 +41,8 @@ def test_heic() -> None:
     pillow_heif = pytest.importorskip("pillow_heif")
     pillow_heif.register_heif_opener()
     out = load_photo(_bytes(_picture(), "HEIF", quality=95))
-    assert out.shape[:2] == (80, 120)
-    assert out[40, 10, 2] > 180 and out[40, 110, 0] > 180
+    assert out.shape[:2] == (400, 600)
+    assert out[200, 50, 2] > 180 and out[200, 550, 0] > 180
 
 
 def test_exif_orientation_applied(tmp_path) -> None:
@@ -51,8 +51,8 @@ def test_exif_orientation_applied(tmp_path) -> None:
     path = tmp_path / "rotated.jpg"
     path.write_bytes(_bytes(_picture(), "JPEG", quality=95, exif=exif.tobytes()))
     out = load_photo(path)
-    assert out.shape[:2] == (120, 80)
-    assert out[10, 40, 2] > 200  # the red half is now on top
+    assert out.shape[:2] == (600, 400)
+    assert out[50, 200, 2] > 200  # the red half is now on top
 
 
 def test_rgba_and_grey() -> None:
@@ -60,7 +60,7 @@ def test_rgba_and_grey() -> None:
     rgba.putalpha(0)  # fully transparent: white paper, not black
     assert load_photo(_bytes(rgba, "PNG")).min() > 250
     grey = load_photo(_bytes(_picture().convert("L"), "PNG"))
-    assert grey.shape == (80, 120, 3)
+    assert grey.shape == (400, 600, 3)
 
 
 def test_large_photo_shrunk_to_working_size() -> None:
@@ -112,3 +112,8 @@ def test_missing_file_and_directory(tmp_path) -> None:
         load_photo(tmp_path / "nope.jpg")
     with pytest.raises(PhotoError, match="directory"):
         load_photo(tmp_path)
+
+
+def test_thumbnail_is_refused() -> None:
+    with pytest.raises(PhotoError, match="too small"):
+        load_photo(_bytes(_picture(120, 80), "PNG"))
