@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from scan.geometry import SheetGeometry
-from scan.rectify import PX_PER_MM, SnappedSlot
+from scan.grid import SnappedSlot
+from scan.rectify import PX_PER_MM
 
 CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
 # How often a written total is the true sum when it is read right (players add up

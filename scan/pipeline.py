@@ -19,17 +19,16 @@ import numpy as np
 from scan import cells as cells_mod
 from scan import locate
 from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
+from scan.grid import SnappedSlot, snap_slots
 from scan.load import load_photo
 from scan.rectify import (
     MAX_BLUR_MM,
     MIN_PHOTO_PX_PER_MM,
     TOO_BLURRED,
     Rectified,
-    SnappedSlot,
     check_markers_sharp,
     outline_blur_mm,
     rectify,
-    snap_slots,
 )
 from scoring.errors import EscaleroError, SheetNotFoundError, UnreadableSheetError
 from scoring.model import Sheet

@@ -7,8 +7,8 @@ import pytest
 
 from scan.cells import CellResult, check_totals, cut_crops, to_results
 from scan.geometry import geometry_for
+from scan.grid import SnappedSlot
 from scan.recognize import CellReading
-from scan.rectify import SnappedSlot
 from sheets.layout import LayoutSpec
 
 ROWS = ("nines", "tens", "jacks")

@@ -8,7 +8,8 @@ from scan_support import photo_with_truth, written_sheet
 
 from scan import locate
 from scan.geometry import geometry_for
-from scan.rectify import MAX_BLUR_MM, rectify, snap_slots
+from scan.grid import snap_slots
+from scan.rectify import MAX_BLUR_MM, rectify
 from scoring.errors import UnreadableSheetError
 from sheets.layout import LayoutSpec
 
