@@ -70,3 +70,18 @@ def test_sample_photo_read_right_or_flagged(photo: Path) -> None:
         got, expected = result.report["settlement"], truth["expected"]["settlement"]
         for key in ("totals", "winners", "points"):
             assert got[key] == expected[key]
+
+
+def test_cli_on_a_sample_photo(tmp_path: Path) -> None:
+    """The installed command, real recognizer: JSON Lines for two photos, worst exit code."""
+    import subprocess
+    import sys
+
+    photos = [str(p) for p in PHOTOS if p.stem.startswith(("01-", "14-"))]
+    proc = subprocess.run([sys.executable, "-m", "escalero_cli", "scan", *photos, "--json"],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parent.parent)
+    assert proc.returncode == 5  # 14-no-sheet
+    first, second = (json.loads(line) for line in proc.stdout.splitlines())
+    assert first["sides"] and "settlement" in first and second["exit_code"] == 5
+    assert "[2/2]" in proc.stderr
