@@ -1,8 +1,10 @@
 """Stage 4: cut every cell from the flat sheet, read it, check it against the written totals.
 
-The recognizer alone decides what is certain. The written totals only re-rank an
-uncertain cell's candidates (and raise its confidence), or take certainty *away*
-from a cell whose reading disagrees with them; they never make a cell certain.
+The written totals are a second, independent reading of each column. They re-rank an
+uncertain cell's candidates, take certainty *away* from a cell whose reading disagrees
+with them, and confirm a reading only when it is the recognizer's own first choice and a
+confidently read total agrees (posterior >= CONFIRMED). They never make a *changed*
+reading certain: a player's mis-added total must not turn a misreading into a payout.
 """
 
 from __future__ import annotations
@@ -23,7 +25,11 @@ CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every si
 # How often a written total is the true sum when it is read right (players add up
 # well, but not always); the rest of its mass spreads over many wrong numbers.
 TOTAL_RIGHT = 0.9
-WRONG_TOTAL_SHARE = 0.05
+# Likelihood of one *specific* written number when it is not the true sum: mis-added
+# totals are rare and spread over many numbers, so this is small (and kept conservative).
+WRONG_TOTAL_SHARE = 0.01
+# Posterior a reading needs, with an agreeing total, to count as confirmed.
+CONFIRMED = 0.999
 
 CONFIDENT_TOTAL = 0.8  # a total read this surely may put its whole column up for review
 MAX_JOINT = 5  # unsure cells per column weighed together against the total (5^6 combos)
@@ -148,7 +154,11 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         if len(unsure) > MAX_JOINT:
             continue  # too open to say anything; those cells are flagged already
         known = sum(out[i].points for i in cells if out[i].certain)
+        before = {i: out[i].value for i in unsure}
+        total_read_well = _confident_total(total)  # as read, before the cells lean on it
         out, agreeing = _rerank_joint(out, unsure, known, ti)
+        if total_read_well:
+            out = _confirm(out, before)
         if agreeing < 0.5 and _confident_total(total):
             if unsure:
                 best = known + sum(out[i].points for i in unsure)
@@ -215,9 +225,19 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
         note = f"nach Summe: {_fmt(best_v)} statt {_fmt(cell.value)}"
     elif best_p > cell.confidence + 0.05:
         note = "durch Summe gestützt"
-    # Still not certain: only the recognizer may say that (module doc).
+    # Not certain here: only _confirm may say so, and only for the first reading.
     return replace(cell, value=best_v, confidence=best_p, alternatives=tuple(ranked[1:]),
                    note=note)
+
+
+def _confirm(out: list[CellResult], before: dict[int, CellValue]) -> list[CellResult]:
+    """Unsure cells whose first reading the total backs up beyond doubt become certain."""
+    out = list(out)
+    for i, first in before.items():
+        c = out[i]
+        if c.value == first and c.confidence >= CONFIRMED:
+            out[i] = replace(c, certain=True, note="durch Summe bestätigt")
+    return out
 
 
 def _confident_total(total: CellResult) -> bool:

@@ -166,3 +166,27 @@ def test_cells_too_small_in_the_photo_are_never_certain() -> None:
     out = flag_small(cells, [4.2, 2.6, 2.6], 3.0)
     assert [c.certain for c in out] == [True, False, False]
     assert "zu klein" in out[1].note and out[2] == cells[2]
+
+
+def test_agreeing_confident_total_confirms_the_first_reading() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.97, False, [(10, 0.02)]),
+             _cell("total", 7, 0.99, True)]
+    out = _by_row(check_totals(cells))
+    assert out["tens"].value == 4 and out["tens"].certain
+    assert out["tens"].confidence >= 0.999
+
+
+def test_unsure_total_confirms_nothing() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.97, False, [(10, 0.02)]),
+             _cell("total", 7, 0.6, False, [(1, 0.3)])]
+    out = _by_row(check_totals(cells))
+    assert not out["tens"].certain
+
+
+def test_mis_added_total_never_makes_the_alternative_certain() -> None:
+    # The player wrote 13 (3 + 10) but the cell shows 4 fairly clearly: the total pulls
+    # the reading towards 10, which must stay up for review.
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.9, False, [(10, 0.09)]),
+             _cell("total", 13, 0.99, True)]
+    out = _by_row(check_totals(cells))
+    assert not out["tens"].certain
