@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from samples.cell_crops import random_entry, synth_cell  # noqa: E402
 from samples.handwriting import make_writer  # noqa: E402
-from scan.recognize import CellCrop, get_recognizer  # noqa: E402
+from scan.recognize import CellCrop, DigitModelRecognizer, get_recognizer  # noqa: E402
 
 
 def category(entry: object, allowed: tuple[int, ...] | None) -> str:
@@ -38,7 +38,8 @@ def category(entry: object, allowed: tuple[int, ...] | None) -> str:
     return f"{kind}, {len(str(entry))} digit{'s' if entry >= 10 else ''}"
 
 
-def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: bool) -> dict:
+def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: bool,
+             model: Path | None = None) -> dict:
     rng = np.random.default_rng(seed)
     crops, entries = [], []
     writer = make_writer(rng, "eval")
@@ -50,7 +51,7 @@ def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: boo
             allowed = None
         crops.append(CellCrop(synth_cell(rng, writer, entry, harsh=harsh).image, allowed))
         entries.append(entry)
-    rec = get_recognizer(recognizer)
+    rec = DigitModelRecognizer(model) if model else get_recognizer(recognizer)
     rec.read(crops[:8])  # load the model outside the timing
     start = time.perf_counter()
     readings = []
@@ -88,9 +89,11 @@ def main() -> None:
     ap.add_argument("--recognizer", default="default")
     ap.add_argument("--unconstrained", action="store_true",
                     help="read every cell as a total (any number 0-999)")
+    ap.add_argument("--model", type=Path, help="an ONNX file other than the committed one")
     args = ap.parse_args()
     for harsh in (False, True):
-        res = evaluate(args.cells, args.seed + harsh, harsh, args.recognizer, args.unconstrained)
+        res = evaluate(args.cells, args.seed + harsh, harsh, args.recognizer, args.unconstrained,
+                       args.model)
         print(table(res, "harsh photos" if harsh else "mild photos"))
         print()
 
