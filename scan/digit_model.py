@@ -170,14 +170,20 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
 @dataclass(frozen=True)
 class Calibration:
     temperature: float = 1.0
-    accept: float = 0.99  # confidence at or above which a reading is "certain"
+    accept: float = 0.999  # confidence at or above which a row cell's reading is "certain"
+    accept_total: float = 0.999  # the same for written totals (any number 0-999)
 
     @staticmethod
     def load(path: Path = CALIBRATION_PATH) -> Calibration:
         if not path.exists():
             return Calibration()
         data = json.loads(path.read_text())
-        return Calibration(float(data["temperature"]), float(data["accept"]))
+        accept = float(data["accept"])
+        return Calibration(float(data["temperature"]), accept,
+                           float(data.get("accept_total", max(accept, 0.999))))
+
+    def threshold(self, allowed: tuple[int, ...] | None) -> float:
+        return self.accept_total if allowed is None else self.accept
 
 
 @lru_cache(maxsize=1)

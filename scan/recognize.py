@@ -86,7 +86,7 @@ class DigitModelRecognizer:
         out = [
             CellReading.from_ranked(
                 digit_model.decode(digit_model.score_cell(z, cal.temperature), c.allowed).ranked,
-                cal.accept)
+                cal.threshold(c.allowed))
             for z, c in zip(self.logits(crops), crops, strict=True)
         ]
         self.last_ms_per_cell = (time.perf_counter() - start) * 1000 / max(1, len(crops))
