@@ -1,0 +1,89 @@
+"""samples.strokes: glyph masks are well-formed, deterministic per seed, and fast."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from samples import strokes as st
+
+
+def _check_mask(g: np.ndarray, height: int) -> None:
+    assert g.dtype == np.float32
+    assert g.shape[0] == height
+    assert g.min() >= 0.0 and g.max() <= 1.0
+    assert g.max() > 0.9  # solid ink somewhere, not just anti-aliasing haze
+    # Cropped to the ink, like samples.handwriting's MNIST glyph masks.
+    assert g[0].max() > 0 and g[-1].max() > 0
+    assert g[:, 0].max() > 0 and g[:, -1].max() > 0
+
+
+@pytest.mark.parametrize("digit", range(10))
+def test_every_variant_renders(digit: int) -> None:
+    rng = np.random.default_rng(digit)
+    style = st.make_stroke_style(rng)
+    assert st.VARIANTS[digit] >= 2
+    for v in range(st.VARIANTS[digit]):
+        for h in (16, 32, 48):
+            _check_mask(st.stroke_glyph(digit, style, rng, h, variant=v), h)
+
+
+def test_style_fields_in_range() -> None:
+    rng = np.random.default_rng(3)
+    styles = [st.make_stroke_style(rng) for _ in range(200)]
+    for s in styles:
+        assert len(s.variants) == 10
+        assert all(0 <= v < n for v, n in zip(s.variants, st.VARIANTS, strict=True))
+        assert 0.03 <= s.width <= 0.16
+    widths = np.array([s.width for s in styles])
+    assert (widths <= 0.08).mean() > 0.6  # mostly ballpoints
+    # Every variant of every digit gets picked by somebody.
+    for d, n in enumerate(st.VARIANTS):
+        assert {s.variants[d] for s in styles} == set(range(n))
+
+
+def test_glyph_is_deterministic_and_varies_per_call() -> None:
+    style = st.make_stroke_style(np.random.default_rng(1))
+    a = st.stroke_glyph(5, style, np.random.default_rng(7))
+    b = st.stroke_glyph(5, style, np.random.default_rng(7))
+    assert a.shape == b.shape and np.array_equal(a, b)
+    rng = np.random.default_rng(7)
+    c, d = st.stroke_glyph(5, style, rng), st.stroke_glyph(5, style, rng)
+    assert c.shape != d.shape or not np.array_equal(c, d)
+
+
+def test_stroke_width_follows_style() -> None:
+    def ink(width: float) -> float:
+        base = st.make_stroke_style(np.random.default_rng(2))
+        style = st.StrokeStyle(**{**base.__dict__, "width": width})
+        rng = np.random.default_rng(0)
+        return float(np.mean([st.stroke_glyph(0, style, rng, 32).sum() for _ in range(10)]))
+
+    assert ink(0.14) > 1.6 * ink(0.05)
+
+
+def test_pool_deterministic_and_seed_dependent() -> None:
+    a, b, c = st.stroke_pool(11, 4), st.stroke_pool(11, 4), st.stroke_pool(12, 4)
+    assert len(a) == 10 and all(len(p) == 4 for p in a)
+    for d in range(10):
+        for g in a[d]:
+            _check_mask(g, 32)
+        assert all(np.array_equal(x, y) for x, y in zip(a[d], b[d], strict=True))
+    same = sum(x.shape == y.shape and np.array_equal(x, y)
+               for d in range(10) for x, y in zip(a[d], c[d], strict=True))
+    assert same == 0
+
+
+def test_bad_digit_raises() -> None:
+    with pytest.raises(ValueError):
+        st.stroke_glyph(10, st.make_stroke_style(np.random.default_rng(0)),
+                        np.random.default_rng(0))
+
+
+def test_thousand_glyphs_fast() -> None:
+    st.stroke_pool(0, 2)
+    t = time.perf_counter()
+    st.stroke_pool(5, 100)
+    assert time.perf_counter() - t < 3.0  # ~0.5 s on the dev machine; slack for busy CI
