@@ -75,12 +75,11 @@ def _one(j: Jitter, lp: float) -> list[list[Stroke]]:
 
 def _two(j: Jitter, lp: float) -> list[list[Stroke]]:
     top = [j(0.08, 0.28), (j(0.12, -0.05), j(0.88, -0.08), j(0.88, 0.3))]
+    loop = _ellipse(j, 0.2, 0.86, 0.13 * lp, 0.11 * lp, 225, -270, n=36)
     return [
         [[*top, (j(0.85, 0.55), j(0.35, 0.8), j(0.05, 1.0)), j(0.95, 0.98)]],
-        # loop at the bottom left
-        [[*top, (j(0.85, 0.6), j(0.3, 0.75), j(0.12, 0.95)),
-          (j(0.0, 1.08), j(0.45, 1.05), j(0.3, 0.88)),
-          (j(0.25, 0.82), j(0.6, 1.02), j(0.95, 0.98))]],
+        # loop at the bottom left: full anticlockwise turn, base leaves from its bottom
+        [[*top, (j(0.85, 0.6), j(0.35, 0.66), loop[0]), *loop[1:], j(0.95, 0.98)]],
         # small hooked top, straight diagonal
         [[j(0.12, 0.2), (j(0.2, -0.04), j(0.85, -0.06), j(0.82, 0.25)), j(0.05, 1.0),
           j(0.95, 1.0)]],
@@ -146,13 +145,16 @@ def _seven(j: Jitter, lp: float) -> list[list[Stroke]]:
 
 def _eight(j: Jitter, lp: float) -> list[list[Stroke]]:
     m = 0.4 + 0.1 * (lp - 1.0)  # waist height
+    cx, cy = j(0.5, m / 2 + 0.02)
     return [
         [[j(0.85, 0.14), (j(0.7, -0.06), j(0.12, -0.05), j(0.18, 0.2)),
           (j(0.25, m), j(0.95, m + 0.1), j(0.92, 0.74)),
           (j(0.9, 1.06), j(0.08, 1.06), j(0.1, 0.74)),
           (j(0.12, m + 0.1), j(0.78, m), j(0.86, 0.14))]],
-        [_ellipse(j, 0.5, m / 2 + 0.02, 0.32, m / 2 + 0.02, 0, -370),
-         _ellipse(j, 0.5, (1 + m) / 2 + 0.02, 0.45, (1 - m) / 2, -90, -90 + 370)],
+        # two stacked loops; the lower one hangs from the upper so they do not overlap
+        [_ellipse(_no_jitter, cx, cy, 0.32, m / 2 + 0.02, 0, -370),
+         _ellipse(_no_jitter, 0.5 + (cx - 0.5) * 0.5, cy + m / 2 + 0.01 + (1 - m) / 2, 0.45,
+                  (1 - m) / 2, -90, -90 + 370)],
     ]
 
 
@@ -186,7 +188,7 @@ def make_stroke_style(rng: np.random.Generator) -> StrokeStyle:
         roundness=float(rng.uniform(0.75, 1.15)),
         slant=float(np.clip(rng.normal(0.12, 0.12), -0.15, 0.4)),
         loop=float(rng.uniform(0.8, 1.2)),
-        wobble=float(rng.uniform(0.008, 0.04)),
+        wobble=float(rng.uniform(0.006, 0.025)),
         jitter=float(rng.uniform(0.012, 0.04)),
         width=float(rng.uniform(0.09, 0.15) if felt else rng.uniform(0.04, 0.08)),
         overshoot=float(rng.uniform(0.0, 0.05)),
@@ -233,7 +235,7 @@ def _ends(p: np.ndarray, style: StrokeStyle, rng: np.random.Generator) -> np.nda
     parts = [head[None], p, tail[None]]
     if rng.random() < style.hook:
         side = np.array([-t0[1], t0[0]]) * rng.choice((-1.0, 1.0))
-        parts.insert(0, (head - t0 * 0.02 + side * rng.uniform(0.04, 0.08))[None])
+        parts.insert(0, (head - t0 * 0.02 + side * rng.uniform(0.03, 0.06))[None])
     return np.concatenate(parts)
 
 
@@ -241,7 +243,7 @@ def _warp(strokes: list[np.ndarray], style: StrokeStyle, rng: np.random.Generato
           ) -> list[np.ndarray]:
     """Smooth random elastic distortion: a few low-frequency waves over the plane."""
     k = 3
-    freq = rng.normal(0, 4.0, (2, k, 2))
+    freq = rng.normal(0, 3.0, (2, k, 2))
     phase = rng.uniform(0, 2 * np.pi, (2, k))
     amp = rng.normal(0, style.wobble, (2, k))
 
