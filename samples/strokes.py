@@ -43,6 +43,8 @@ class StrokeStyle:
     width: float  # stroke width / glyph height (ballpoint ~0.04-0.08, felt pen up to 0.15)
     overshoot: float  # mean extension of stroke ends along their direction
     hook: float  # probability of a small entry hook at the start of a stroke
+    quirk: float  # size of this person's own fixed offsets of the key points
+    quirk_seed: int  # seeds those offsets, so every glyph of this person shares them
 
 
 def _ellipse(j: Jitter, cx: float, cy: float, rx: float, ry: float, a0: float, a1: float,
@@ -193,6 +195,8 @@ def make_stroke_style(rng: np.random.Generator) -> StrokeStyle:
         width=float(rng.uniform(0.09, 0.15) if felt else rng.uniform(0.04, 0.08)),
         overshoot=float(rng.uniform(0.0, 0.05)),
         hook=float(rng.uniform(0.0, 0.3)),
+        quirk=float(rng.uniform(0.0, 0.05)),
+        quirk_seed=int(rng.integers(1 << 31)),
     )
 
 
@@ -277,9 +281,12 @@ def stroke_glyph(digit: int, style: StrokeStyle, rng: np.random.Generator,
         raise ValueError(f"digit must be 0-9, not {digit}")
     v = style.variants[digit] if variant is None else variant
     sd = style.jitter
+    # Skeletons ask for key points in a fixed order, so this person's offsets line up.
+    own = np.random.default_rng((style.quirk_seed, digit, v))
 
     def j(x: float, y: float) -> Point:
-        return (x + rng.normal(0, sd), y + rng.normal(0, sd))
+        dx, dy = own.normal(0, style.quirk, 2) + rng.normal(0, sd, 2)
+        return (x + dx, y + dy)
 
     skeleton = _SKELETONS[digit](j, style.loop * rng.uniform(0.92, 1.08))[v]
     roundness = style.roundness * rng.uniform(0.95, 1.05)
