@@ -140,8 +140,8 @@ def truth_of(entry: object) -> object:
     return "x" if entry == 0 else entry
 
 
-def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: float
-                    ) -> dict:
+def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: float,
+                    target_total: float | None = None) -> dict:
     """Temperature by NLL of the true reading, then the lowest threshold whose accepted
     readings are at least `target` right."""
     best = (np.inf, 1.0)
@@ -161,9 +161,10 @@ def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: f
     totals = np.array([a is None for a in alloweds])
     # Row cells and written totals get their own threshold: totals decode over 0-999 with
     # no row to help, and a wrong total only misleads the cross-check.
-    out: dict = {"temperature": temp, "target": target}
-    for key, sel in (("accept", ~totals), ("accept_total", totals)):
-        accept = threshold(conf_a[sel], right_a[sel], target)
+    target_total = target if target_total is None else target_total
+    out: dict = {"temperature": temp, "target": target, "target_total": target_total}
+    for key, sel, goal in (("accept", ~totals, target), ("accept_total", totals, target_total)):
+        accept = threshold(conf_a[sel], right_a[sel], goal)
         acc = conf_a[sel] >= accept
         out[key] = accept
         out[f"calibration_{key}"] = {
@@ -191,7 +192,7 @@ def recalibrate(args: argparse.Namespace) -> None:
     onnx_path = args.out / "digits.onnx"
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
                           workers=args.threads)
-    calib = fit_calibration(run_net(xc, onnx_path), ec, ac, args.target)
+    calib = fit_calibration(run_net(xc, onnx_path), ec, ac, args.target, args.target_total)
     meta_path = args.out / "digits.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     meta = {k: v for k, v in meta.items() if not k.startswith("calibration")}
@@ -212,6 +213,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--target", type=float, default=0.9998,
                     help="accuracy of accepted cells (a sheet has 60-90 cells)")
+    ap.add_argument("--target-total", type=float, default=0.9998,
+                    help="the same for written totals (the scanner checks them against sums)")
     ap.add_argument("--out", type=Path, default=ROOT / "scan" / "models")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/escalero-digits-train.npz"))
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
@@ -282,7 +285,7 @@ def main() -> None:
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
                           workers=args.threads)
-    calib = fit_calibration(predict(model, xc), ec, ac, args.target)
+    calib = fit_calibration(predict(model, xc), ec, ac, args.target, args.target_total)
     print("calibration:", json.dumps(calib), flush=True)
 
     args.out.mkdir(parents=True, exist_ok=True)
