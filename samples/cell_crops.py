@@ -9,7 +9,7 @@ is a few pixels off. Used to train and to measure the digit model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -116,15 +116,23 @@ def _light(page: np.ndarray, rng: np.random.Generator, harsh: bool) -> np.ndarra
 
 def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
                harsh: bool = False, box_size: tuple[int, int] | None = None,
-               allowed: tuple[int, ...] | None = None) -> CellSample:
-    """Render `entry` the way `writer` would and photograph it (mild or harsh conditions)."""
+               allowed: tuple[int, ...] | None = None, spill: float = 0.0) -> CellSample:
+    """Render `entry` the way `writer` would and photograph it (mild or harsh conditions).
+
+    With probability `spill` the writing is large and off-centre, over the grid lines and
+    out of the crop, and neighbours' ink reaches in more often (seen in generated photos).
+    """
+    spilling = spill > 0 and rng.random() < spill
+    if spilling:
+        writer = replace(writer, height=float(rng.uniform(0.7, 1.0)),
+                         offset=(float(rng.normal(0, 0.08)), float(rng.uniform(-0.25, 0.25))))
     bw, bh = box_size or random_box(rng)
     pad = MARGIN_PX + 40
     page = _paper(rng, (bh + 2 * pad, bw + 2 * pad))
     box = (pad, pad, bw, bh)
     _grid(page, box, rng)
-    if rng.random() < 0.15:  # a neighbour's entry, whose ink may reach into the margin
-        dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 20), (0, -bh - 20)][int(rng.integers(4))]
+    if rng.random() < (0.5 if spilling else 0.15):  # a neighbour's ink may reach in
+        dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 10), (0, -bh - 10)][int(rng.integers(4))]
         render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 100)), writer, rng)
     if entry is not None:
         render_entry(page, box, entry, writer, rng)

@@ -39,8 +39,9 @@ from scan.digit_model import (  # noqa: E402
 )
 
 
-def _make_chunk(job: tuple[int, str, int, float, bool]) -> tuple[np.ndarray, list, list]:
-    n, split, seed, harsh_share, row_aware = job
+def _make_chunk(job: tuple[int, str, int, float, bool, float]
+                ) -> tuple[np.ndarray, list, list]:
+    n, split, seed, harsh_share, row_aware, spill = job
     rng = np.random.default_rng(seed)
     x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
     entries: list = []
@@ -53,7 +54,7 @@ def _make_chunk(job: tuple[int, str, int, float, bool]) -> tuple[np.ndarray, lis
             entry, allowed = random_entry(rng)
         else:
             entry, allowed = training_entry(rng), None
-        sample = synth_cell(rng, writer, entry, harsh=rng.random() < harsh_share)
+        sample = synth_cell(rng, writer, entry, harsh=rng.random() < harsh_share, spill=spill)
         x[i] = preprocess(sample.image)
         entries.append(entry)
         alloweds.append(allowed)
@@ -61,11 +62,11 @@ def _make_chunk(job: tuple[int, str, int, float, bool]) -> tuple[np.ndarray, lis
 
 
 def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool,
-             workers: int = 1) -> tuple[np.ndarray, list, list]:
+             workers: int = 1, spill: float = 0.0) -> tuple[np.ndarray, list, list]:
     """n preprocessed crops, their entries and their rows' allowed values (chunked, so
     the result does not depend on the number of workers)."""
     size = 2000
-    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware)
+    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill)
             for s in range(0, n, size)]
     if workers > 1:
         with multiprocessing.Pool(workers) as pool:
@@ -191,7 +192,7 @@ def recalibrate(args: argparse.Namespace) -> None:
 
     onnx_path = args.out / "digits.onnx"
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
-                          workers=args.threads)
+                          workers=args.threads, spill=args.spill / 2)
     calib = fit_calibration(run_net(xc, onnx_path), ec, ac, args.target, args.target_total)
     meta_path = args.out / "digits.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
@@ -219,6 +220,8 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/escalero-digits-train.npz"))
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--init", type=Path, help="warm start from a saved state dict (.pt)")
+    ap.add_argument("--spill", type=float, default=0.0,
+                    help="share of cells written large and off-centre, over the lines")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
     ap.add_argument("--recalibrate", action="store_true",
                     help="only refit calibration of OUT/digits.onnx (no torch needed)")
@@ -232,13 +235,13 @@ def main() -> None:
     torch.manual_seed(args.seed)
     t0 = time.time()
 
-    key = f"{args.train}-{args.seed}"
+    key = f"{args.train}-{args.seed}-{args.spill}"
     if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
         data = np.load(args.cache, allow_pickle=True)
         x, t = data["x"], data["t"]
     else:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
-                                 workers=args.threads)
+                                 workers=args.threads, spill=args.spill)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
@@ -284,7 +287,7 @@ def main() -> None:
               f"({time.time() - t0:.0f} s)", flush=True)
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
-                          workers=args.threads)
+                          workers=args.threads, spill=args.spill / 2)
     calib = fit_calibration(predict(model, xc), ec, ac, args.target, args.target_total)
     print("calibration:", json.dumps(calib), flush=True)
 
