@@ -5,6 +5,10 @@ shipped with OpenCV's samples, Debian package `opencv-doc`; MNIST by Y. LeCun, C
 C. Burges). The grid is split by column into two disjoint glyph pools: columns 0-69 are
 "train", columns 70-99 are "eval", so a model is never measured on glyphs it learned from.
 
+A second, independent source: `samples.strokes` (pen-trajectory digits, thin ballpoint strokes,
+European 1s and crossed 7s). Its train and eval pools come from disjoint seeds. A writer's
+digits come from one source ("mnist" or "strokes"; "mixed" picks one per writer).
+
 A `Writer` fixes one person's style (pen, size, slant, spacing, favourite strike); every
 call draws a fresh variation of it. Ink is blended multiplicatively (ink on paper), so it
 darkens the grid lines it crosses instead of painting over them.
@@ -22,6 +26,12 @@ import numpy as np
 
 DIGITS_PNG = Path(__file__).parent / "data" / "digits.png"
 SPLITS = ("train", "eval")
+SOURCES = ("mnist", "strokes", "mixed")
+# Stroke pools: disjoint seeds per split; 3 glyphs of every digit per stroke style.
+_STROKE_SEEDS = {"train": 1, "eval": 2}
+_STROKE_PER_DIGIT = {"train": 600, "eval": 300}
+_STROKE_PER_STYLE = 3
+_STROKE_HEIGHT = 32
 _TRAIN_COLUMNS = 70  # grid columns 0-69 train, 70-99 eval
 STRIKES = ("dash", "slash", "cross", "line", "zero")
 
@@ -57,6 +67,7 @@ class Writer:
     offset: tuple[float, float]  # preferred centre shift in the box (fraction of w, h)
     overflow: float  # how far a number may spill over the box width before it is squeezed
     strike: str  # favourite way to strike a cell, one of STRIKES
+    source: str = "mnist"  # glyph source: "mnist" or "strokes"
 
 
 @lru_cache(maxsize=1)
@@ -77,22 +88,53 @@ def _pools() -> dict[str, tuple[tuple[np.ndarray, ...], ...]]:
     return {s: tuple(tuple(g) for g in per_digit) for s, per_digit in pools.items()}
 
 
-def pool_size(split: str, digit: int) -> int:
-    return len(_pools()[split][digit])
+@lru_cache(maxsize=2)
+def _stroke_pools(split: str) -> tuple[tuple[np.ndarray, ...], ...]:
+    """Pen-trajectory glyph masks of a split (same conventions as `_pools`)."""
+    from samples.strokes import stroke_pool  # only writers of that source need it
+
+    return stroke_pool(_STROKE_SEEDS[split], _STROKE_PER_DIGIT[split], _STROKE_HEIGHT,
+                       _STROKE_PER_STYLE)
 
 
-def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int | None = None
-                ) -> Writer:
-    """A random writer whose digits all come from the `split` glyph pool."""
+def _glyph_pool(source: str, split: str) -> tuple[tuple[np.ndarray, ...], ...]:
+    return _stroke_pools(split) if source == "strokes" else _pools()[split]
+
+
+def pool_size(split: str, digit: int, source: str = "mnist") -> int:
+    return len(_glyph_pool(source, split)[digit])
+
+
+def _stroke_glyphs(rng: np.random.Generator, split: str) -> tuple[tuple[int, ...], ...]:
+    """1-3 glyphs per digit, all from one stroke style: one person's 1s, 7s, 4s agree."""
+    styles = math.ceil(_STROKE_PER_DIGIT[split] / _STROKE_PER_STYLE)
+    style = int(rng.integers(styles))
+    own = np.arange(style, _STROKE_PER_DIGIT[split], styles)  # stroke_pool's i % styles
+    return tuple(
+        tuple(int(i) for i in rng.choice(own, size=int(rng.integers(1, 4)), replace=False))
+        for _ in range(10)
+    )
+
+
+def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int | None = None,
+                source: str = "mnist") -> Writer:
+    """A random writer whose digits all come from the `split` glyph pool of `source`."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
-    pools = _pools()[split]
-    # A real person writes each digit much the same way: 1-3 shapes per digit.
-    glyphs = tuple(
-        tuple(int(i) for i in rng.choice(len(pools[d]), size=int(rng.integers(1, 4)),
-                                         replace=False))
-        for d in range(10)
-    )
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
+    if source == "mixed":
+        source = "strokes" if rng.random() < 0.5 else "mnist"
+    if source == "strokes":
+        glyphs = _stroke_glyphs(rng, split)
+    else:
+        pools = _pools()[split]
+        # A real person writes each digit much the same way: 1-3 shapes per digit.
+        glyphs = tuple(
+            tuple(int(i) for i in rng.choice(len(pools[d]), size=int(rng.integers(1, 4)),
+                                             replace=False))
+            for d in range(10)
+        )
     pen, ink, opacity = PENS[int(rng.integers(len(PENS)))]
     ink = tuple(int(np.clip(c + rng.normal(0, 10), 0, 255)) for c in ink)
     strike = str(rng.choice(STRIKES, p=(0.35, 0.25, 0.1, 0.15, 0.15)))
@@ -103,7 +145,8 @@ def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int |
         pen=pen,
         ink_bgr=ink,  # type: ignore[arg-type]
         opacity=opacity,
-        stroke=float(rng.uniform(0.55, 1.35)),
+        # Stroke glyphs carry their own pen width: re-threshold them near neutral (0.5).
+        stroke=float(rng.uniform(0.55, 1.35) if source == "mnist" else rng.uniform(0.85, 1.15)),
         height=float(np.clip(rng.normal(0.6, 0.1), 0.4, 0.85)),
         width=float(np.clip(rng.normal(1.0, 0.1), 0.75, 1.3)),
         slant=float(np.clip(rng.normal(0.1, 0.12), -0.15, 0.4)),
@@ -112,6 +155,7 @@ def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int |
         offset=(float(rng.normal(0, 0.07)), float(rng.normal(0, 0.07))),
         overflow=float(rng.uniform(0.85, 1.1)),
         strike=strike,
+        source=source,
     )
 
 
@@ -124,7 +168,7 @@ def _ink_ramp(a: np.ndarray, stroke: float) -> np.ndarray:
 def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generator
                  ) -> np.ndarray:
     """Ink alpha of a written number, before placing it in a cell."""
-    pools = _pools()[writer.split]
+    pools = _glyph_pool(writer.source, writer.split)
     h = max(6.0, writer.height * box_h * rng.uniform(0.92, 1.08))
     jitter = writer.jitter * h
     pieces = []

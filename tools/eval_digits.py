@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from samples.cell_crops import random_entry, synth_cell  # noqa: E402
-from samples.handwriting import make_writer  # noqa: E402
+from samples.handwriting import SOURCES, make_writer  # noqa: E402
 from scan.recognize import CellCrop, DigitModelRecognizer, get_recognizer  # noqa: E402
 
 
@@ -39,13 +39,13 @@ def category(entry: object, allowed: tuple[int, ...] | None) -> str:
 
 
 def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: bool,
-             model: Path | None = None) -> dict:
+             model: Path | None = None, source: str = "mnist") -> dict:
     rng = np.random.default_rng(seed)
     crops, entries = [], []
-    writer = make_writer(rng, "eval")
+    writer = make_writer(rng, "eval", source=source)
     for i in range(n):
         if i % 25 == 0:
-            writer = make_writer(rng, "eval")
+            writer = make_writer(rng, "eval", source=source)
         entry, allowed = random_entry(rng)
         if unconstrained:
             allowed = None
@@ -90,11 +90,13 @@ def main() -> None:
     ap.add_argument("--unconstrained", action="store_true",
                     help="read every cell as a total (any number 0-999)")
     ap.add_argument("--model", type=Path, help="an ONNX file other than the committed one")
+    ap.add_argument("--source", choices=SOURCES, default="mnist",
+                    help="eval writers' glyphs: MNIST, pen strokes (samples.strokes) or mixed")
     args = ap.parse_args()
     for harsh in (False, True):
         res = evaluate(args.cells, args.seed + harsh, harsh, args.recognizer, args.unconstrained,
-                       args.model)
-        print(table(res, "harsh photos" if harsh else "mild photos"))
+                       args.model, args.source)
+        print(table(res, f"{'harsh' if harsh else 'mild'} photos, {args.source} writers"))
         print()
 
 

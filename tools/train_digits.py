@@ -27,7 +27,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from samples.cell_crops import random_entry, synth_cell, training_entry  # noqa: E402
-from samples.handwriting import make_writer  # noqa: E402
+from samples.handwriting import SOURCES, make_writer  # noqa: E402
 from scan.digit_model import (  # noqa: E402
     HEAD_OFFSET,
     INPUT_H,
@@ -39,17 +39,17 @@ from scan.digit_model import (  # noqa: E402
 )
 
 
-def _make_chunk(job: tuple[int, str, int, float, bool, float]
+def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
                 ) -> tuple[np.ndarray, list, list]:
-    n, split, seed, harsh_share, row_aware, spill = job
+    n, split, seed, harsh_share, row_aware, spill, source = job
     rng = np.random.default_rng(seed)
     x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
     entries: list = []
     alloweds: list = []
-    writer = make_writer(rng, split)
+    writer = make_writer(rng, split, source=source)
     for i in range(n):
         if i % 25 == 0:
-            writer = make_writer(rng, split)
+            writer = make_writer(rng, split, source=source)
         if row_aware:
             entry, allowed = random_entry(rng)
         else:
@@ -62,11 +62,12 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float]
 
 
 def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool,
-             workers: int = 1, spill: float = 0.0) -> tuple[np.ndarray, list, list]:
+             workers: int = 1, spill: float = 0.0, source: str = "mnist"
+             ) -> tuple[np.ndarray, list, list]:
     """n preprocessed crops, their entries and their rows' allowed values (chunked, so
     the result does not depend on the number of workers)."""
     size = 2000
-    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill)
+    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill, source)
             for s in range(0, n, size)]
     if workers > 1:
         with multiprocessing.Pool(workers) as pool:
@@ -192,12 +193,12 @@ def recalibrate(args: argparse.Namespace) -> None:
 
     onnx_path = args.out / "digits.onnx"
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
-                          workers=args.threads, spill=args.spill / 2)
+                          workers=args.threads, spill=args.spill / 2, source=args.calib_source)
     calib = fit_calibration(run_net(xc, onnx_path), ec, ac, args.target, args.target_total)
     meta_path = args.out / "digits.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     meta = {k: v for k, v in meta.items() if not k.startswith("calibration")}
-    meta.update(calib, calib_seed=args.seed + 1000)
+    meta.update(calib, calib_seed=args.seed + 1000, calib_source=args.calib_source)
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(calib, indent=1))
 
@@ -222,6 +223,10 @@ def main() -> None:
     ap.add_argument("--init", type=Path, help="warm start from a saved state dict (.pt)")
     ap.add_argument("--spill", type=float, default=0.0,
                     help="share of cells written large and off-centre, over the lines")
+    ap.add_argument("--source", choices=SOURCES, default="mnist",
+                    help="training writers' glyphs: MNIST, pen strokes or mixed (per writer)")
+    ap.add_argument("--calib-source", choices=SOURCES, default="mnist",
+                    help="calibration writers' glyphs (eval pools)")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
     ap.add_argument("--recalibrate", action="store_true",
                     help="only refit calibration of OUT/digits.onnx (no torch needed)")
@@ -235,13 +240,14 @@ def main() -> None:
     torch.manual_seed(args.seed)
     t0 = time.time()
 
-    key = f"{args.train}-{args.seed}-{args.spill}"
+    key = f"{args.train}-{args.seed}-{args.spill}" + (
+        "" if args.source == "mnist" else f"-{args.source}")
     if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
         data = np.load(args.cache, allow_pickle=True)
         x, t = data["x"], data["t"]
     else:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
-                                 workers=args.threads, spill=args.spill)
+                                 workers=args.threads, spill=args.spill, source=args.source)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
@@ -287,7 +293,7 @@ def main() -> None:
               f"({time.time() - t0:.0f} s)", flush=True)
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
-                          workers=args.threads, spill=args.spill / 2)
+                          workers=args.threads, spill=args.spill / 2, source=args.calib_source)
     calib = fit_calibration(predict(model, xc), ec, ac, args.target, args.target_total)
     print("calibration:", json.dumps(calib), flush=True)
 
@@ -305,8 +311,8 @@ def main() -> None:
     net.setInput(xc[:16, None])
     diff = float(np.abs(net.forward().reshape(16, N_OUT) - predict(model, xc[:16])).max())
     print(f"cv2.dnn vs torch max difference {diff:.2e}")
-    meta = {**calib, "calib_seed": args.seed + 1000, "input": [INPUT_H, INPUT_W],
-            "train_cells": int(len(x)),
+    meta = {**calib, "calib_seed": args.seed + 1000, "calib_source": args.calib_source,
+            "input": [INPUT_H, INPUT_W], "train_cells": int(len(x)), "source": args.source,
             "epochs": epoch, "steps": step, "seed": args.seed,
             "train_seconds": round(time.time() - t0),
             "torch": torch.__version__}
