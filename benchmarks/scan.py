@@ -37,6 +37,7 @@ from typing import Any
 
 import cv2
 
+from samples.handwriting import SOURCES
 from samples.make_photos import Request, make_photo, write_photo
 from scoring.rulesets import get_ruleset
 
@@ -78,7 +79,7 @@ def generator_version() -> str:
     import samples
 
     digest = hashlib.sha256()
-    for name in ("games.py", "camera.py", "handwriting.py", "make_photos.py"):
+    for name in ("games.py", "camera.py", "handwriting.py", "strokes.py", "make_photos.py"):
         digest.update((Path(samples.__file__).parent / name).read_bytes())
     return digest.hexdigest()[:10]
 
@@ -92,12 +93,12 @@ def _make_one(req: Request, out: Path) -> tuple[Path, float]:
     return path, time.perf_counter() - t0
 
 
-def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels: float | None
-                ) -> tuple[list[Path], float]:
+def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels: float | None,
+                source: str = "mnist") -> tuple[list[Path], float]:
     """Make (or reuse from `out`) n evaluation photos; returns paths and seconds spent."""
     out.mkdir(parents=True, exist_ok=True)
-    reqs = [Request(seed=seed, index=i, level=level, split="eval", megapixels=megapixels)
-            for i in range(n)]
+    reqs = [Request(seed=seed, index=i, level=level, split="eval", source=source,
+                    megapixels=megapixels) for i in range(n)]
     t0 = time.perf_counter()
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
@@ -322,6 +323,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1, help="processes that make the photos")
     p.add_argument("--seed", type=int, help="photo seed (default: fixed per level)")
     p.add_argument("--megapixels", type=float, help="fix the photo size (default: 2-12 MP)")
+    p.add_argument("--source", choices=SOURCES, default="mnist",
+                   help="writers' glyphs: MNIST, pen strokes (samples.strokes) or mixed")
     p.add_argument("--keep", type=Path, help="make/keep the photos here (default: a cache)")
     p.add_argument("--photos", type=Path,
                    help="scan these photos (NAME.jpg + NAME.json truth) instead of making new "
@@ -334,12 +337,14 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     seed = args.seed if args.seed is not None else SEED_BASE[args.level]
     mp = f"-{args.megapixels:g}mp" if args.megapixels else ""
-    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}-{generator_version()}"
+    src = "" if args.source == "mnist" else f"-{args.source}"
+    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}{src}-{generator_version()}"
     if args.photos:
         paths = sorted(args.photos.glob("*.jpg"))[: args.n]
         print(f"{len(paths)} photos from {args.photos}", file=sys.stderr)
     else:
-        paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels)
+        paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels,
+                                    args.source)
         print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
               file=sys.stderr)
     decode = decode_times(paths)
@@ -361,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.photos:
         print(f"benchmarks.scan: photos from {args.photos}")
     else:
-        print(f"benchmarks.scan: level {args.level}, seed {seed}, eval writers, "
+        print(f"benchmarks.scan: level {args.level}, seed {seed}, {args.source} eval writers, "
               f"photos {args.megapixels or '2-12'} MP")
     print(format_table(results))
     print("\n".join(notes))

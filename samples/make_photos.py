@@ -40,6 +40,7 @@ class Request:
     index: int = 0
     level: str = "mild"
     split: str = "eval"
+    source: str = "mnist"  # the writer's glyphs: see handwriting.SOURCES
     game: str | None = None
     players: int | None = None
     pairs: bool | None = None
@@ -141,7 +142,7 @@ def make_photo(req: Request) -> Photo:
     game = play_game(game_spec, rng)
     serial = f"S{req.seed % 10000}-{req.index}"
     sheet = {**game.sheet, "serial": serial}
-    writer = handwriting.make_writer(rng, req.split)
+    writer = handwriting.make_writer(rng, req.split, source=req.source)
     cover = layout.marker(req.cover_marker) if req.cover_marker is not None else None
     options = camera.Options(
         level=req.level, megapixels=req.megapixels, rotation=req.rotation, tilt=req.tilt,
@@ -188,6 +189,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--level", choices=camera.LEVELS, default="mild")
     p.add_argument("--split", choices=handwriting.SPLITS, default="eval",
                    help="handwriting glyph pool (eval: never seen by the trained reader)")
+    p.add_argument("--source", choices=handwriting.SOURCES, default="mnist",
+                   help="writer's glyphs: MNIST, pen strokes or either (default mnist)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--start", type=int, default=0, help="index of the first photo")
     p.add_argument("--out", type=Path, required=True)
