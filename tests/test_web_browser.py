@@ -252,9 +252,12 @@ def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) ->
     rules = json.loads(page.evaluate("JSON.stringify(editor.rules)"))
     base = settle(sheet)
     flagged = page.eval_on_selector_all("td.flag input", "els => els.map(e => e.dataset.key)")
-    # Written totals never move money (the entries count); with nothing flagged at all,
-    # correct an ordinary cell instead.
-    keys = [k for k in flagged if not k.endswith("/total")] or ["0/0/nines", "1/0/nines"]
+    # Written totals never move money (the entries count). Prefer a flagged cell; when no
+    # flagged cell can move money (clear column margins), correct an ordinary cell.
+    every = [f"{s}/{c}/{r['id']}" for s, side in enumerate(sheet["sides"])
+             for c in range(len(side["columns"])) for r in rules["rows"]]
+    keys = [k for k in flagged if not k.endswith("/total")]
+    keys += [k for k in every if k not in keys]
     choice = None
     for key in keys:
         s, c, row_id = key.split("/")
