@@ -11,7 +11,7 @@ echo
 echo "== 1. Print a block: 3 players, 5 pages -> out/block.pdf (layout -> out/layout.json)"
 $esc sheet --names "Anna,Bert,Carla" --pages 5 -o out/block.pdf --layout-json out/layout.json
 
-photo=${1:-samples/photos/01_mild_2players.jpg}
+photo=${1:-samples/photos/02-3-players.jpg}
 echo
 echo "== 2. Scan a photo of a filled sheet: $photo (debug overlay -> out/debug/)"
 # Exit code 0 even when cells are flagged for review; the table marks them with '?'.

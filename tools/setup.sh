@@ -24,5 +24,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 echo "== installing escalero into .venv"
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e ".[dev]"
+# Some machines' pip configs name local mirrors that may be absent; those warnings are noise.
+quiet() { "$@" 2>&1 | (grep -v "^WARNING: Location" || true); }
+quiet .venv/bin/python -m pip install -q --upgrade pip
+quiet .venv/bin/python -m pip install -q -e ".[dev]"
