@@ -29,7 +29,9 @@ TOTAL_RIGHT = 0.9
 # totals are rare and spread over many numbers, so this is small (and kept conservative).
 WRONG_TOTAL_SHARE = 0.01
 # Posterior a reading needs, with an agreeing total, to count as confirmed.
-CONFIRMED = 0.999
+CONFIRMED = 0.995
+# ...and the recognizer must already have been fairly sure of it on its own.
+CONFIRM_FROM = 0.9
 
 CONFIDENT_TOTAL = 0.8  # a total read this surely may put its whole column up for review
 MAX_JOINT = 5  # unsure cells per column weighed together against the total (5^6 combos)
@@ -154,7 +156,7 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         if len(unsure) > MAX_JOINT:
             continue  # too open to say anything; those cells are flagged already
         known = sum(out[i].points for i in cells if out[i].certain)
-        before = {i: out[i].value for i in unsure}
+        before = {i: out[i].value for i in unsure if out[i].confidence >= CONFIRM_FROM}
         total_read_well = _confident_total(total)  # as read, before the cells lean on it
         out, agreeing = _rerank_joint(out, unsure, known, ti)
         if total_read_well:
