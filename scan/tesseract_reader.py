@@ -73,9 +73,14 @@ class TesseractRecognizer:
             ink = float((255 - img).sum() / 255 / 16)
             text, conf = "", 0.0
             if ink >= INK_EMPTY:
-                data = pytesseract.image_to_data(
-                    img, config="--psm 7 -c tessedit_char_whitelist=0123456789",
-                    output_type=pytesseract.Output.DICT)
+                try:
+                    data = pytesseract.image_to_data(
+                        img, config="--psm 7 -c tessedit_char_whitelist=0123456789",
+                        output_type=pytesseract.Output.DICT)
+                except pytesseract.TesseractError:
+                    # Tesseract gives up on some scribbles (e.g. exit -8): no text, so the
+                    # cell goes to review like any other unreadable one.
+                    data = {"text": [], "conf": []}
                 words = [(w, float(c)) for w, c in zip(data["text"], data["conf"], strict=True)
                          if w.strip()]
                 text = "".join(w for w, _ in words)

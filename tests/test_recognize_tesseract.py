@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
-from scan.recognize import CellReading
-from scan.tesseract_reader import ACCEPT, INK_EMPTY, MAX_CONFIDENCE, constrain, ink_image
+from scan.recognize import CellCrop, CellReading
+from scan.tesseract_reader import (
+    ACCEPT,
+    INK_EMPTY,
+    MAX_CONFIDENCE,
+    TesseractRecognizer,
+    constrain,
+    ink_image,
+)
 
 ACES = (6, 12, 18, 24, 30)
 
@@ -47,3 +56,16 @@ def test_ink_image_is_dark_ink_on_white() -> None:
     img = ink_image(crop)
     assert img.dtype == np.uint8 and img.ndim == 2
     assert img.min() < 60 and np.median(img) == 255
+
+
+def test_tesseract_giving_up_on_a_cell_is_no_crash(monkeypatch) -> None:
+    pytesseract = pytest.importorskip("pytesseract")
+
+    def gives_up(*_args, **_kwargs):
+        raise pytesseract.TesseractError(-8, "")
+
+    monkeypatch.setattr(pytesseract, "image_to_data", gives_up)
+    crop = np.full((120, 170, 3), 255, np.uint8)
+    cv2.line(crop, (40, 60), (130, 60), (150, 62, 22), 6)  # ink, so tesseract is asked
+    (reading,) = TesseractRecognizer().read([CellCrop(crop, (1, 2, 3, 4, 5), (15, 15, 140, 90))])
+    assert not reading.certain
