@@ -148,8 +148,8 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         if ti is None:
             continue
         total = out[ti]
-        if not any(isinstance(v, int) for v, _ in _candidates(total)):
-            continue  # no total written (or nothing like a number): nothing to compare
+        if not isinstance(total.value, int):
+            continue  # read as no total (or a strike): nothing to compare, nothing to invent
         cells = [i for i, c in enumerate(out)
                  if (c.side, c.column) == (side, col) and c.row != "total"]
         unsure = [i for i in cells if not out[i].certain]
@@ -161,6 +161,7 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         out, agreeing = _rerank_joint(out, unsure, known, ti)
         if total_read_well:
             out = _confirm(out, before)
+        out = _confirm_total(out, cells, ti, first_total=total.value)
         if agreeing < 0.5 and _confident_total(total):
             if unsure:
                 best = known + sum(out[i].points for i in unsure)
@@ -239,6 +240,22 @@ def _confirm(out: list[CellResult], before: dict[int, CellValue]) -> list[CellRe
         c = out[i]
         if c.value == first and c.confidence >= CONFIRMED:
             out[i] = replace(c, certain=True, note="durch Summe bestätigt")
+    return out
+
+
+def _confirm_total(out: list[CellResult], cells: list[int], ti: int, first_total: int
+                   ) -> list[CellResult]:
+    """A total whose first reading is exactly the sum of a column of certain entries is
+    right: a misreading would have to land on that very sum by chance."""
+    total = out[ti]
+    if total.certain or not all(out[i].certain for i in cells):
+        return out
+    if first_total != sum(out[i].points for i in cells):
+        return out
+    out = list(out)
+    out[ti] = replace(total, value=first_total, certain=True,
+                      confidence=max(total.confidence, CONFIRMED),
+                      note="= Summe der Einträge")
     return out
 
 

@@ -190,3 +190,26 @@ def test_mis_added_total_never_makes_the_alternative_certain() -> None:
              _cell("total", 13, 0.99, True)]
     out = _by_row(check_totals(cells))
     assert not out["tens"].certain
+
+
+def test_total_read_as_the_exact_sum_of_certain_entries_is_certain() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
+             _cell("total", 7, 0.35, False, [(1, 0.3), (71, 0.2)])]
+    out = _by_row(check_totals(cells))
+    assert out["total"].value == 7 and out["total"].certain
+
+
+def test_total_is_not_confirmed_by_unsure_entries_or_another_sum() -> None:
+    unsure_entry = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.5, False, [(2, 0.4)]),
+                    _cell("total", 7, 0.35, False, [(5, 0.3)])]
+    assert not _by_row(check_totals(unsure_entry))["total"].certain
+    other_sum = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
+                 _cell("total", 9, 0.35, False, [(7, 0.3)])]
+    assert not _by_row(check_totals(other_sum))["total"].certain
+
+
+def test_an_empty_total_stays_empty() -> None:
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
+             _cell("total", None, 0.6, False, [(7, 0.01)])]
+    out = _by_row(check_totals(cells))
+    assert out["total"].value is None
