@@ -106,7 +106,8 @@ def format_scan(result: Any, lang: str = "de") -> str:
         # The payout below counts unsure entries as read: nobody should pay on it yet.
         tail = (f"VORLÄUFIG: {sum(c.row != 'total' for c in flagged.values())} Einträge "
                 "unsicher; die Auszahlung gilt erst, wenn sie geprüft sind.\n" + tail)
-    return "\n".join(lines) + "\n\n" + tail
+    warn = "".join(f"ACHTUNG: {w}\n" for w in getattr(result, "warnings", ()))
+    return warn + "\n".join(lines) + "\n\n" + tail
 
 
 def _percent(p: float) -> str:

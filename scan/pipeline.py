@@ -20,6 +20,7 @@ from scan import cells as cells_mod
 from scan import locate
 from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
 from scan.grid import SnappedSlot, snap_slots
+from scan.infer_layout import infer_layout
 from scan.load import load_photo
 from scan.rectify import (
     MAX_BLUR_MM,
@@ -66,13 +67,17 @@ class ScanResult:
     rectified: np.ndarray  # the flat page, BGR, 10 px/mm
     placement: locate.Placement
     qr: locate.QrHit | None
-    layout_source: str  # "qr" or "options"
+    layout_source: str  # "qr", "options" or "grid" (inferred from the printed grid)
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     photo_px_per_mm: float = 0.0
     blur_mm: float = 0.0
+    warnings: tuple[str, ...] = ()  # for the player, German (e.g. the layout was guessed)
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.sheet_json, "review": list(self.review), **self.report}
+        out = {**self.sheet_json, "review": list(self.review), **self.report}
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out
 
     def overlay(self) -> np.ndarray:
         """The flat sheet with every reading drawn in (green certain, orange/red flagged)."""
@@ -148,15 +153,28 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
             outline = locate.find_outline(image)
     if qr is None:
         _check_without_code(image, markers, outline)
+    inferred = None
+    if qr is None and options.layout is None and len(markers) >= 2:
+        with timer.stage("infer"):
+            inferred = infer_layout(image, markers)
     # A bright quadrilateral alone is no sheet: only markers or the code say it is ours.
-    geom, source = resolve_geometry(qr, options.layout, bool(markers) or qr is not None)
+    hint = options.layout if inferred is None else inferred.spec
+    geom, source = resolve_geometry(qr, hint, bool(markers) or qr is not None)
+    warnings: tuple[str, ...] = ()
+    if inferred is not None and source == "options":
+        source, warnings = "grid", (inferred.warning,)
     geom = _with_names(geom, options.names)
     with timer.stage("place"):
         placement = locate.place_sheet(geom, markers, qr, outline)
     with timer.stage("rectify"):
         rect: Rectified = rectify(image, placement.homography, geom)
     with timer.stage("grid"):
-        snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom)
+        try:
+            snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom)
+        except UnreadableSheetError:
+            if source == "grid":  # the guessed layout failed grid.py's own check
+                raise SheetNotFoundError(NO_LAYOUT) from None
+            raise
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect.image, snapped, geom)
     with timer.stage("read"):
@@ -175,7 +193,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                       cells=tuple(results), geometry=geom, rectified=rect.image,
                       placement=placement, qr=qr, layout_source=source,
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
-                      blur_mm=rect.blur_mm)
+                      blur_mm=rect.blur_mm, warnings=warnings)
 
 
 def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...],

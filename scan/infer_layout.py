@@ -1,0 +1,217 @@
+"""The layout from the printed grid, for a sheet whose QR code cannot be read.
+
+The markers fix the page frame (paper, orientation); every layout printed on that frame
+puts its red grid lines somewhere else, so the line profiles of the flat page say which
+one it is. Layouts that differ only in values, not geometry (`strasse-25`, `weights-123`),
+cannot be told apart: the default is taken and the result says so in a warning.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scan.geometry import PageFrame, page_frames
+from scan.grid import MIN_LINE_STRENGTH, line_strength
+from scan.rectify import PX_PER_MM
+
+VALUE_ONLY_VARIANTS = ("strasse-25", "weights-123")  # change allowed values, not geometry
+TOL_MM = 1.0  # an expected line matches a found one this close (bent paper, homography)
+NMS_MM = 0.5  # found lines closer than this are one line
+MIN_SCORE = 0.75  # F1 of expected vs found lines, both directions multiplied
+MIN_MARGIN = 0.05  # the best must beat the runner-up by this much
+MAX_FRAMES = 2  # page frames tried (A4 and Letter portrait fit four markers almost alike)
+PROFILE_PX_PER_MM = PX_PER_MM / 2  # line profiles on a half-size copy: 4x cheaper, as sharp
+
+_GAME_DE = {"escalero": "Eskalero", "generala": "Generala"}
+_VARIANT_DE = {"doppel-grande": "Doppel-Grande", "one-column": "eine Spalte"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One distinct grid geometry on a page frame, and the spec that stands for it."""
+
+    spec: object  # sheets.layout.LayoutSpec: the default among those sharing the geometry
+    same_geometry: tuple[object, ...]  # every spec printed with this very grid
+    xs: np.ndarray  # expected vertical line positions, mm
+    ys: np.ndarray  # expected horizontal line positions, mm
+    x_span: tuple[float, float]  # where horizontal lines run, mm
+    y_span: tuple[float, float]  # where vertical lines run, mm
+    pitch: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Inferred:
+    spec: object  # sheets.layout.LayoutSpec
+    score: float
+    runner_up: float
+    warning: str
+
+
+def _lines(boxes: list[tuple[float, float, float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    xs = sorted({round(v, 2) for x, _, w, _ in boxes for v in (x, x + w)})
+    ys = sorted({round(v, 2) for _, y, _, h in boxes for v in (y, y + h)})
+    return np.array(xs), np.array(ys)
+
+
+def _default_rank(spec) -> tuple[int, int]:
+    """Fewest value-only variants first: the default reading of an ambiguous grid."""
+    return (sum(v in VALUE_ONLY_VARIANTS for v in spec.variants), len(spec.variants))
+
+
+@functools.cache
+def candidates(frame: PageFrame) -> tuple[Candidate, ...]:
+    """Every distinct grid printed on `frame`, each once."""
+    from sheets.layout import INSET_MM, all_specs, build_layout
+
+    groups: dict[tuple, list] = {}
+    for spec in all_specs():
+        layout = build_layout(spec)
+        markers = tuple((m.id, m.centre[0], m.centre[1], m.size) for m in layout.markers)
+        here = tuple((m.id, m.cx, m.cy, m.size) for m in frame.markers)
+        if (layout.width, layout.height) != frame.page_mm or markers != here:
+            continue
+        boxes = [tuple(item.box.grow(INSET_MM))
+                 for item in (*layout.cells, *layout.totals, *layout.names)]
+        boxes += [tuple(box) for _, box in layout.row_labels]
+        key = tuple(tuple(round(v, 2) for v in b) for b in boxes)
+        groups.setdefault(key, []).append((spec, layout, boxes))
+    out = []
+    for members in groups.values():
+        spec, layout, boxes = min(members, key=lambda m: _default_rank(m[0]))
+        xs, ys = _lines(boxes)
+        grid = [tuple(c.box.grow(INSET_MM)) for c in (*layout.cells, *layout.totals)]
+        labels = [tuple(box) for _, box in layout.row_labels]
+        x_span = (min(b[0] for b in labels), max(b[0] + b[2] for b in grid))
+        y_span = (min(b[1] for b in grid), max(b[1] + b[3] for b in grid))
+        out.append(Candidate(spec, tuple(m[0] for m in members), xs, ys, x_span, y_span,
+                             layout.pitch))
+    return tuple(out)
+
+
+def _peaks(profile: np.ndarray, lo: int, hi: int, thr: float) -> np.ndarray:
+    """Positions (px) of the local maxima above `thr` in profile[lo:hi], thinned."""
+    seg = profile[lo:hi].astype(np.float32)  # compared with its float32 dilation
+    if seg.size < 3:
+        return np.zeros(0)
+    r = max(1, int(NMS_MM * PROFILE_PX_PER_MM))
+    dil = cv2.dilate(seg.reshape(1, -1), np.ones((1, 2 * r + 1), np.uint8))
+    idx = np.flatnonzero((seg >= dil.ravel()) & (seg >= thr))
+    keep: list[int] = []
+    for i in idx:  # plateaus: one peak each
+        if not keep or i - keep[-1] > r:
+            keep.append(int(i))
+    return np.array(keep, float) + lo
+
+
+def _axis_f1(cum: np.ndarray, span: tuple[float, float], expected: np.ndarray,
+             pitch: float) -> float:
+    """F1 of expected lines vs lines found in the profile over `span`, across the extent."""
+    n = cum.shape[0] - 1
+    a = int(np.clip(span[0] * PROFILE_PX_PER_MM, 0, n))
+    b = int(np.clip(span[1] * PROFILE_PX_PER_MM, 0, n))
+    if b - a < 10:
+        return 0.0
+    profile = (cum[b] - cum[a]) / (b - a)  # mean line strength per pixel along the line
+    size = profile.shape[0]
+    lo = int(np.clip((expected[0] - 0.5 * pitch) * PROFILE_PX_PER_MM, 0, size))
+    hi = int(np.clip((expected[-1] + 0.5 * pitch) * PROFILE_PX_PER_MM, 0, size))
+    if hi - lo < 10:
+        return 0.0
+    lift = profile - float(np.median(profile[lo:hi]))
+    exp_px = expected * PROFILE_PX_PER_MM
+    tol = TOL_MM * PROFILE_PX_PER_MM
+    hits = []
+    for e in exp_px:
+        i0, i1 = int(max(0, e - tol)), int(min(size, e + tol + 1))
+        hits.append(float(lift[i0:i1].max()) if i1 > i0 else 0.0)
+    # Found lines: clearly above noise and a fair share of the strong expected lines.
+    strong = float(np.percentile(hits, 75))
+    thr = max(MIN_LINE_STRENGTH, 0.3 * strong)
+    found = _peaks(lift, lo, hi, thr)
+    if found.size == 0:
+        return 0.0
+    dist = np.abs(found[:, None] - exp_px[None, :])
+    recall = float(np.mean(dist.min(axis=0) <= tol))
+    precision = float(np.mean(dist.min(axis=1) <= tol))
+    if recall + precision == 0:
+        return 0.0
+    return 2 * recall * precision / (recall + precision)
+
+
+def _cumsum(strength: np.ndarray, axis: int) -> np.ndarray:
+    """Prefix sums along `axis`, with a zero row first: sums over any span in O(1)."""
+    c = np.cumsum(strength, axis=axis, dtype=np.float32)
+    c = c if axis == 0 else c.T
+    return np.vstack([np.zeros((1, c.shape[1])), c])
+
+
+def _flat_strength(image: np.ndarray, hom: np.ndarray, frame: PageFrame,
+                   cands: tuple[Candidate, ...]) -> np.ndarray:
+    """Line strength of the flat page (PROFILE_PX_PER_MM), computed only where grids can be."""
+    to_page = np.diag([PX_PER_MM, PX_PER_MM, 1.0]) @ np.linalg.inv(hom)
+    w, h = (round(v * PX_PER_MM) for v in frame.page_mm)
+    page = cv2.warpPerspective(image, to_page, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))
+    x0 = min(min(c.xs[0], c.x_span[0]) for c in cands) - 5
+    x1 = max(max(c.xs[-1], c.x_span[1]) for c in cands) + 5
+    y0 = min(min(c.ys[0], c.y_span[0]) for c in cands) - 5
+    y1 = max(max(c.ys[-1], c.y_span[1]) for c in cands) + 5
+    ax0, ay0 = max(0, int(x0 * PX_PER_MM)), max(0, int(y0 * PX_PER_MM))
+    ax1, ay1 = min(w, int(x1 * PX_PER_MM)), min(h, int(y1 * PX_PER_MM))
+    strength = np.zeros((h, w), np.float32)
+    strength[ay0:ay1, ax0:ax1] = line_strength(page[ay0:ay1, ax0:ax1])
+    return cv2.resize(strength, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+
+
+def infer_layout(image: np.ndarray, markers) -> Inferred | None:
+    """The layout whose grid the photo shows, or None when no grid is clearly it."""
+    from scan.locate import frame_fits
+
+    fits = frame_fits(markers, page_frames())
+    if not fits:
+        return None
+    best_err = fits[0][0]
+    scored: list[tuple[float, Candidate]] = []
+    for err, hom, frame in fits[:MAX_FRAMES]:
+        if err > max(1.5 * best_err, best_err + 1.0):
+            break
+        cands = candidates(frame)
+        if not cands:
+            continue
+        strength = _flat_strength(image, hom, frame, cands)
+        cum_rows, cum_cols = _cumsum(strength, 0), _cumsum(strength, 1)
+        for cand in cands:
+            fx = _axis_f1(cum_rows, cand.y_span, cand.xs, cand.pitch[0])
+            fy = _axis_f1(cum_cols, cand.x_span, cand.ys, cand.pitch[1])
+            scored.append((fx * fy, cand))
+    if not scored:
+        return None
+    scored.sort(key=lambda s: -s[0])
+    top, cand = scored[0]
+    second = scored[1][0] if len(scored) > 1 else 0.0
+    if top < MIN_SCORE or top - second < MIN_MARGIN:
+        return None
+    return Inferred(cand.spec, round(top, 3), round(second, 3), warning_for(cand))
+
+
+def _describe(spec) -> str:
+    who = f"{spec.sides} {'Paare' if spec.pairs else 'Spieler'}"
+    extra = [_VARIANT_DE.get(v, v) for v in spec.variants]
+    return ", ".join([_GAME_DE.get(spec.game, spec.game), who, *extra, spec.paper.upper()])
+
+
+def warning_for(cand: Candidate) -> str:
+    """What the player must know: the layout was guessed; what the grid cannot show."""
+    spec = cand.spec
+    text = f"QR-Code unlesbar: Layout aus dem Raster erkannt ({_describe(spec)})"
+    others = [s for s in cand.same_geometry if s != spec]
+    if spec.game == "escalero":  # house rules never change the grid
+        text += "; Hausregeln (strasse-25, weights-123) bitte mit --variant angeben"
+    for other in (s for s in others if s.game != spec.game):
+        text += (f"; falls {_describe(other)}: mit --game, --players und --variant "
+                 "angeben")
+    return text
