@@ -84,7 +84,7 @@ def page(browser, server: str):
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda err: errors.append(str(err)))
-    pg.set_default_timeout(15000)
+    pg.set_default_timeout(45000)
     pg.base = server
     yield pg
     context.close()
