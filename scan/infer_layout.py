@@ -21,8 +21,8 @@ from scan.rectify import PX_PER_MM
 VALUE_ONLY_VARIANTS = ("strasse-25", "weights-123")  # change allowed values, not geometry
 TOL_MM = 1.0  # an expected line matches a found one this close (bent paper, homography)
 NMS_MM = 0.5  # found lines closer than this are one line
-MIN_SCORE = 0.75  # F1 of expected vs found lines, both directions multiplied
-MIN_MARGIN = 0.05  # the best must beat the runner-up by this much
+MIN_SCORE = 0.5  # F1 of expected vs found lines, both directions multiplied
+MIN_MARGIN = 0.05  # the best must beat the runner-up by this much, and by more the lower it is
 MAX_FRAMES = 2  # page frames tried (A4 and Letter portrait fit four markers almost alike)
 PROFILE_PX_PER_MM = PX_PER_MM / 2  # line profiles on a half-size copy: 4x cheaper, as sharp
 
@@ -41,6 +41,8 @@ class Candidate:
     x_span: tuple[float, float]  # where horizontal lines run, mm
     y_span: tuple[float, float]  # where vertical lines run, mm
     pitch: tuple[float, float]
+    name_xs: np.ndarray  # vertical lines of the name boxes: one box per side, not per column
+    name_span: tuple[float, float]  # where those run, mm
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,11 @@ def candidates(frame: PageFrame) -> tuple[Candidate, ...]:
         labels = [tuple(box) for _, box in layout.row_labels]
         x_span = (min(b[0] for b in labels), max(b[0] + b[2] for b in grid))
         y_span = (min(b[1] for b in grid), max(b[1] + b[3] for b in grid))
+        names = [tuple(n.box.grow(INSET_MM)) for n in layout.names]
+        name_xs, _ = _lines(names)
+        name_span = (min(b[1] for b in names), max(b[1] + b[3] for b in names))
         out.append(Candidate(spec, tuple(m[0] for m in members), xs, ys, x_span, y_span,
-                             layout.pitch))
+                             layout.pitch, name_xs, name_span))
     return tuple(out)
 
 
@@ -187,13 +192,18 @@ def infer_layout(image: np.ndarray, markers) -> Inferred | None:
         for cand in cands:
             fx = _axis_f1(cum_rows, cand.y_span, cand.xs, cand.pitch[0])
             fy = _axis_f1(cum_cols, cand.x_span, cand.ys, cand.pitch[1])
-            scored.append((fx * fy, cand))
+            # Sides of one column look like one side of several but for the side gaps;
+            # the name boxes (one per side) tell them apart.
+            fn = _axis_f1(cum_rows, cand.name_span, cand.name_xs, cand.pitch[0])
+            scored.append((fx * fy * fn, cand))
     if not scored:
         return None
     scored.sort(key=lambda s: -s[0])
     top, cand = scored[0]
     second = scored[1][0] if len(scored) > 1 else 0.0
-    if top < MIN_SCORE or top - second < MIN_MARGIN:
+    # A poor match (bent paper smears the profiles) must win all the more clearly; the
+    # grid check after it (scan.grid) then follows the bend cell by cell.
+    if top < MIN_SCORE or top - second < max(MIN_MARGIN, 0.5 * (1.0 - top)):
         return None
     return Inferred(cand.spec, round(top, 3), round(second, 3), warning_for(cand))
 

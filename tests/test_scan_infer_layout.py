@@ -41,7 +41,8 @@ def _entries(spec: LayoutSpec) -> dict:
     LayoutSpec(game="generala", sides=4),
     LayoutSpec(sides=3, variants=("doppel-grande",)),
     LayoutSpec(sides=3, pairs=True),
-], ids=["escalero-2", "generala-4", "doppel-grande-3", "pairs-3"])
+    LayoutSpec(sides=6, variants=("one-column",)),  # columns like 2 sides, but 6 name boxes
+], ids=["escalero-2", "generala-4", "doppel-grande-3", "pairs-3", "one-column-6"])
 def test_layout_inferred_from_the_grid_and_the_scan_reads(spec) -> None:
     entries = _entries(spec)
     result = scan_photo(_torn_photo(spec, entries), ScanOptions(), recognizer=InkRecognizer())
