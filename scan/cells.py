@@ -267,7 +267,7 @@ def _distrust_column(out: list[CellResult], certain: list[int], ti: int, best: i
                      ) -> list[CellResult]:
     """The entries do not add up to a clearly written total: one of them (or the total)
     is wrong and nothing says which, so every entry of the column goes to review."""
-    note = f"Spalte ergibt {best}, Summe geschrieben {out[ti].value}: Spalte prüfen"
+    note = f"Kolonne ergibt {best}, Summe geschrieben {out[ti].value}: Kolonne prüfen"
     out = list(out)
     for i in [*certain, ti]:
         out[i] = replace(out[i], certain=False, note=out[i].note or note)

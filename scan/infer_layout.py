@@ -27,7 +27,7 @@ MAX_FRAMES = 2  # page frames tried (A4 and Letter portrait fit four markers alm
 PROFILE_PX_PER_MM = PX_PER_MM / 2  # line profiles on a half-size copy: 4x cheaper, as sharp
 
 _GAME_DE = {"escalero": "Eskalero", "generala": "Generala"}
-_VARIANT_DE = {"doppel-grande": "Doppel-Grande", "one-column": "eine Spalte"}
+_VARIANT_DE = {"doppel-grande": "Doppel-Grande", "one-column": "eine Kolonne"}
 
 
 @dataclass(frozen=True)

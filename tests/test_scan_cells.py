@@ -102,7 +102,7 @@ def test_unexplained_total_puts_the_whole_column_up_for_review() -> None:
     out = check_totals(cells)
     assert not any(c.certain for c in out)
     assert [c.value for c in out] == [3, 4, 99]  # values kept, only certainty taken away
-    assert "Spalte prüfen" in out[0].note
+    assert "Kolonne prüfen" in out[0].note
 
 
 def test_unsure_unrelated_total_changes_nothing() -> None:
@@ -139,7 +139,7 @@ def test_total_no_reading_adds_up_to_is_flagged() -> None:
              _cell("jacks", 9, 0.7, False, [(6, 0.2)]), _cell("total", 40, 0.97, True)]
     out = _by_row(check_totals(cells))
     assert not any(c.certain for c in out.values())  # nothing adds up to 40
-    assert "Spalte prüfen" in out["total"].note
+    assert "Kolonne prüfen" in out["total"].note
     assert out["tens"].value == 4 and out["jacks"].value == 9
 
 
