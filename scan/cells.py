@@ -33,6 +33,8 @@ CONFIRMED = 0.995
 # ...and the recognizer must already have been fairly sure of it on its own.
 CONFIRM_FROM = 0.9
 
+# A certain entry read less surely than this is checked when its column does not add up.
+DOUBT = 0.999
 CONFIDENT_TOTAL = 0.8  # a total read this surely may put its whole column up for review
 MAX_JOINT = 5  # unsure cells per column weighed together against the total (5^6 combos)
 
@@ -157,18 +159,34 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
             continue  # too open to say anything; those cells are flagged already
         known = sum(out[i].points for i in cells if out[i].certain)
         before = {i: out[i].value for i in unsure if out[i].confidence >= CONFIRM_FROM}
+        read = out  # the readings before the total re-ranks them
         total_read_well = _confident_total(total)  # as read, before the cells lean on it
         out, agreeing = _rerank_joint(out, unsure, known, ti)
         if total_read_well:
             out = _confirm(out, before)
         out = _confirm_total(out, cells, ti, first_total=total.value)
         if agreeing < 0.5 and _confident_total(total):
+            if unsure and _explained(read, unsure, int(total.value) - known):  # type: ignore[arg-type]
+                continue  # some reading of the (flagged) unsure cells makes the sum right
             if unsure:
                 best = known + sum(out[i].points for i in unsure)
                 out = _distrust_column(out, [i for i in cells if i not in unsure], ti, best)
             else:
                 out = _flag_disagreement(out, cells, ti, known, int(total.value))  # type: ignore[arg-type]
     return out
+
+
+def _explained(out: Sequence[CellResult], unsure: list[int], rest: int) -> bool:
+    """Can some listed reading of each unsure cell make them add up to `rest`?
+
+    Then a disagreeing total says nothing about the certain cells: the unsure ones, which
+    a person checks anyway, account for it (the network may have liked a number the row
+    does not allow, which draws its mass to "something else" in the joint weighing).
+    """
+    sums = {0}
+    for i in unsure:
+        sums = {s + _points(v) for s in sums for v, _p in _candidates(out[i])}
+    return rest in sums
 
 
 def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
@@ -265,11 +283,13 @@ def _confident_total(total: CellResult) -> bool:
 
 def _distrust_column(out: list[CellResult], certain: list[int], ti: int, best: int
                      ) -> list[CellResult]:
-    """The entries do not add up to a clearly written total: one of them (or the total)
-    is wrong and nothing says which, so every entry of the column goes to review."""
+    """The entries do not add up to a clearly written total: the player mis-added, or an
+    entry was misread. The total goes to review with every entry read less surely than
+    DOUBT: on the bench, every confident misreading lay there, and a mis-added total (a
+    few percent of columns) is far likelier than a misreading above it."""
     note = f"Kolonne ergibt {best}, Summe geschrieben {out[ti].value}: Kolonne prüfen"
     out = list(out)
-    for i in [*certain, ti]:
+    for i in [*(i for i in certain if out[i].confidence < DOUBT), ti]:
         out[i] = replace(out[i], certain=False, note=out[i].note or note)
     return out
 
