@@ -119,3 +119,27 @@ def test_two_sheets_in_one_picture_are_refused(page) -> None:
     photo, _ = photo_with_truth(both, size=(2400, 1800), angle=2, scale=0.9)
     with pytest.raises(SheetNotFoundError, match="two score sheets"):
         locate.find_markers(photo)
+
+
+def test_both_qr_decoders_agree_on_text_and_corners(page, monkeypatch) -> None:
+    pytest.importorskip("zxingcpp")
+    photo, _hom = photo_with_truth(page, size=(1500, 2000), angle=20, tilt=0.05, seed=2)
+    markers = locate.find_markers(photo)
+    with_zxing = locate.read_qr(photo, markers, page_frames())
+    monkeypatch.setattr(locate, "_zxing", lambda: None)  # as on a machine without it
+    opencv_only = locate.read_qr(photo, markers, page_frames())
+    assert with_zxing is not None and opencv_only is not None
+    assert with_zxing.text == opencv_only.text == encode_code(SPEC, SERIAL)
+    assert np.abs(with_zxing.corners - opencv_only.corners).max() < 4.0  # px, same order
+
+
+def test_blurred_code_is_read_where_opencv_alone_gives_up(page, monkeypatch) -> None:
+    pytest.importorskip("zxingcpp")
+    photo, _hom = photo_with_truth(page, size=(1100, 1500), angle=-8, tilt=0.08, scale=0.45,
+                                   seed=4)
+    photo = cv2.GaussianBlur(photo, (0, 0), 1.0)  # ~2.7 px/mm and out of focus
+    markers = locate.find_markers(photo)
+    hit = locate.read_qr(photo, markers, page_frames())
+    assert hit is not None and hit.text == encode_code(SPEC, SERIAL)
+    monkeypatch.setattr(locate, "_zxing", lambda: None)
+    assert locate.read_qr(photo, markers, page_frames()) is None
