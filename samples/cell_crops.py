@@ -140,11 +140,13 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     scale = rng.uniform(1.0, 3.6 if harsh else 2.4)
     small = cv2.resize(page, None, fx=1 / scale, fy=1 / scale, interpolation=cv2.INTER_AREA)
     small = _light(small, rng, harsh)
+    if harsh and rng.random() < 0.35:  # a hand's shadow or a dim room: little contrast left
+        small = (small * rng.uniform(0.35, 0.75)).astype(np.uint8)
     sigma = rng.uniform(0, 1.6 if harsh else 0.9)
     if sigma > 0.3:
         small = cv2.GaussianBlur(small, (0, 0), sigma)
     cv2.setRNGSeed(int(rng.integers(1 << 30)))  # cv2.randn is fast; keep it reproducible
-    noise = cv2.randn(np.empty(small.shape, np.float32), 0.0, rng.uniform(1, 9 if harsh else 5))
+    noise = cv2.randn(np.empty(small.shape, np.float32), 0.0, rng.uniform(1, 12 if harsh else 5))
     small = np.clip(small + noise, 0, 255).astype(np.uint8)
     quality = int(rng.integers(25, 80) if harsh else rng.integers(45, 95))
     ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])

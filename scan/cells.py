@@ -28,8 +28,10 @@ TOTAL_RIGHT = 0.9
 # Likelihood of one *specific* written number when it is not the true sum: mis-added
 # totals are rare and spread over many numbers, so this is small (and kept conservative).
 WRONG_TOTAL_SHARE = 0.01
-# Posterior a reading needs, with an agreeing total, to count as confirmed.
-CONFIRMED = 0.995
+# Posterior a reading needs, with an agreeing total, to count as confirmed. High, because
+# mis-added totals are not spread evenly: a player who forgets a 1 lands exactly on the
+# sum of a column in which that 1 was misread as struck.
+CONFIRMED = 0.999
 # ...and the recognizer must already have been fairly sure of it on its own.
 CONFIRM_FROM = 0.9
 
@@ -159,34 +161,18 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
             continue  # too open to say anything; those cells are flagged already
         known = sum(out[i].points for i in cells if out[i].certain)
         before = {i: out[i].value for i in unsure if out[i].confidence >= CONFIRM_FROM}
-        read = out  # the readings before the total re-ranks them
         total_read_well = _confident_total(total)  # as read, before the cells lean on it
         out, agreeing = _rerank_joint(out, unsure, known, ti)
         if total_read_well:
             out = _confirm(out, before)
         out = _confirm_total(out, cells, ti, first_total=total.value)
         if agreeing < 0.5 and _confident_total(total):
-            if unsure and _explained(read, unsure, int(total.value) - known):  # type: ignore[arg-type]
-                continue  # some reading of the (flagged) unsure cells makes the sum right
             if unsure:
                 best = known + sum(out[i].points for i in unsure)
                 out = _distrust_column(out, [i for i in cells if i not in unsure], ti, best)
             else:
                 out = _flag_disagreement(out, cells, ti, known, int(total.value))  # type: ignore[arg-type]
     return out
-
-
-def _explained(out: Sequence[CellResult], unsure: list[int], rest: int) -> bool:
-    """Can some listed reading of each unsure cell make them add up to `rest`?
-
-    Then a disagreeing total says nothing about the certain cells: the unsure ones, which
-    a person checks anyway, account for it (the network may have liked a number the row
-    does not allow, which draws its mass to "something else" in the joint weighing).
-    """
-    sums = {0}
-    for i in unsure:
-        sums = {s + _points(v) for s in sums for v, _p in _candidates(out[i])}
-    return rest in sums
 
 
 def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int

@@ -83,9 +83,19 @@ def ink_window(ink: np.ndarray) -> tuple[int, int]:
     return x0, x1
 
 
+# Noise floor: paper pixels brighter than median + NOISE_SIGMAS robust sigmas count as paper.
+NOISE_SIGMAS = 2.0
+
+
 def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
-    """A BGR cell crop -> the network's input: float32 ink map INPUT_H x INPUT_W."""
-    ink = ink_map(crop_bgr)
+    """A BGR cell crop -> the network's input: float32 ink map INPUT_H x INPUT_W.
+
+    Faint ink in a dim, noisy photo (pencil in a hand's shadow) must not be stretched
+    together with the sensor noise: the map is smoothed a little and the paper's noise
+    floor, estimated robustly from the median (paper is most of any cell), is taken off
+    before the ink is stretched to full strength.
+    """
+    ink = cv2.GaussianBlur(ink_map(crop_bgr), (0, 0), 1.0)
     x0, x1 = ink_window(ink)
     ink = ink[:, x0:x1]
     h, w = ink.shape
@@ -94,9 +104,11 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
         left = (want - w) // 2
         ink = cv2.copyMakeBorder(ink, 0, 0, left, want - w - left, cv2.BORDER_CONSTANT, value=0)
     ink = cv2.resize(ink, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
+    median = float(np.median(ink))
+    floor = median + NOISE_SIGMAS * 1.4826 * float(np.median(np.abs(ink - median)))
     # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
     top = float(np.percentile(ink, 99.5))
-    return np.clip(ink / max(top, 0.25), 0.0, 1.0).astype(np.float32)
+    return np.clip((ink - floor) / max(top - floor, 0.25), 0.0, 1.0).astype(np.float32)
 
 
 def _log_softmax(x: np.ndarray) -> np.ndarray:

@@ -223,12 +223,3 @@ def test_mis_added_column_flags_the_total_and_only_the_doubtful_entries() -> Non
     assert not out["tens"].certain and not out["total"].certain
     assert "Kolonne prüfen" in out["total"].note
 
-
-def test_unsure_cells_that_can_explain_the_total_leave_the_certain_ones_alone() -> None:
-    # The network liked a number the row does not allow ("80" in the straight row): 20
-    # keeps little probability, yet 3 + 4 + 20 is exactly the written total.
-    cells = [_cell("nines", 3, 0.995, True), _cell("tens", 4, 0.995, True),
-             _cell("straight", 20, 0.004, False), _cell("total", 27, 0.99, True)]
-    out = _by_row(check_totals(cells))
-    assert out["nines"].certain and out["tens"].certain
-    assert not out["straight"].certain and out["straight"].value == 20
