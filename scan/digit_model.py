@@ -194,8 +194,14 @@ class Calibration:
         return Calibration(float(data["temperature"]), accept,
                            float(data.get("accept_total", max(accept, 0.999))))
 
-    def threshold(self, allowed: tuple[int, ...] | None) -> float:
-        return self.accept_total if allowed is None else self.accept
+    def threshold(self, allowed: tuple[int, ...] | None, reading: object = 1) -> float:
+        """The accept threshold for a cell of a row (`allowed`) or a written total (None).
+
+        Totals need more only when read as a number (any of 0-999, no row to help); an empty
+        or struck total is told from ink as surely as any row cell.
+        """
+        return self.accept_total if allowed is None and isinstance(reading, int) else \
+            self.accept
 
 
 @lru_cache(maxsize=1)

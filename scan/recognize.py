@@ -83,12 +83,11 @@ class DigitModelRecognizer:
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
         start = time.perf_counter()
         cal = self.calibration
-        out = [
-            CellReading.from_ranked(
-                digit_model.decode(digit_model.score_cell(z, cal.temperature), c.allowed).ranked,
-                cal.threshold(c.allowed))
-            for z, c in zip(self.logits(crops), crops, strict=True)
-        ]
+        out = []
+        for z, c in zip(self.logits(crops), crops, strict=True):
+            scores = digit_model.score_cell(z, cal.temperature)
+            ranked = digit_model.decode(scores, c.allowed).ranked
+            out.append(CellReading.from_ranked(ranked, cal.threshold(c.allowed, ranked[0][0])))
         self.last_ms_per_cell = (time.perf_counter() - start) * 1000 / max(1, len(crops))
         return out
 

@@ -85,3 +85,12 @@ def test_reading_from_ranked() -> None:
     r = CellReading.from_ranked([("x", 0.7), (None, 0.3)], accept=0.99)
     assert (r.kind, r.value, r.certain) == ("struck", "x", False)
     assert CellReading.from_ranked([(None, 1.0)], accept=0.99).kind == "empty"
+
+
+def test_totals_need_the_stricter_threshold_only_when_read_as_a_number() -> None:
+    from scan.digit_model import Calibration
+
+    cal = Calibration(temperature=1.0, accept=0.99, accept_total=0.999)
+    assert cal.threshold((1, 2, 3), 5) == 0.99
+    assert cal.threshold(None, 125) == 0.999
+    assert cal.threshold(None, None) == cal.threshold(None, "x") == 0.99  # empty / struck
