@@ -194,7 +194,7 @@ class Calibration:
         return Calibration(float(data["temperature"]), accept,
                            float(data.get("accept_total", max(accept, 0.999))))
 
-    def threshold(self, allowed: tuple[int, ...] | None, reading: object = 1) -> float:
+    def threshold(self, allowed: tuple[int, ...] | None, reading: object) -> float:
         """The accept threshold for a cell of a row (`allowed`) or a written total (None).
 
         Totals need more only when read as a number (any of 0-999, no row to help); an empty

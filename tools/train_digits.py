@@ -154,15 +154,18 @@ def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: f
             nll -= np.log(max(ranked.get(truth_of(e), 0.0), 1e-9))
         best = min(best, (nll, float(temp)))
     temp = best[1]
-    conf, right = [], []
+    conf, right, numeric_total = [], [], []
     for z, e, a in zip(logits, entries, alloweds, strict=True):
         reading, p = decode(score_cell(z, temp), a).ranked[0]
         conf.append(p)
         right.append(reading == truth_of(e))
+        numeric_total.append(a is None and isinstance(reading, int))
     conf_a, right_a = np.array(conf), np.array(right)
-    totals = np.array([a is None for a in alloweds])
-    # Row cells and written totals get their own threshold: totals decode over 0-999 with
-    # no row to help, and a wrong total only misleads the cross-check.
+    totals = np.array(numeric_total)
+    # Written totals read as numbers get their own threshold: they decode over 0-999 with
+    # no row to help, and a wrong total only misleads the cross-check. Every other reading
+    # (row cells, an empty or struck total) is accepted at `accept`, as Calibration.threshold
+    # applies them.
     target_total = target if target_total is None else target_total
     out: dict = {"temperature": temp, "target": target, "target_total": target_total}
     for key, sel, goal in (("accept", ~totals, target), ("accept_total", totals, target_total)):
