@@ -114,9 +114,28 @@ def _light(page: np.ndarray, rng: np.random.Generator, harsh: bool) -> np.ndarra
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def _fade_one_end(before: np.ndarray, after: np.ndarray, ink_box: tuple[int, int, int, int],
+                  rng: np.random.Generator) -> np.ndarray:
+    """Make the first (or last) digit of a number faint: a pencil pressed lightly, a thin 1.
+
+    Such a number must not read as its strong half alone ("40" as a written 0 = struck).
+    """
+    x0, _y0, x1, _y1 = ink_box
+    split = x0 + (x1 - x0) * rng.uniform(0.3, 0.55)
+    keep = rng.uniform(0.2, 0.6)  # share of the ink left on the faint side
+    cols = np.arange(after.shape[1], dtype=np.float32)
+    ramp = np.clip((cols - split) / 4.0 + 0.5, 0.0, 1.0)  # 0 left of split, 1 right of it
+    if rng.random() < 0.3:  # the last digit faint instead
+        ramp = 1.0 - ramp
+    weight = keep + (1.0 - keep) * ramp
+    ink = after.astype(np.float32) - before.astype(np.float32)
+    return np.clip(before + ink * weight[None, :, None], 0, 255).astype(np.uint8)
+
+
 def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
                harsh: bool = False, box_size: tuple[int, int] | None = None,
-               allowed: tuple[int, ...] | None = None, spill: float = 0.0) -> CellSample:
+               allowed: tuple[int, ...] | None = None, spill: float = 0.0,
+               faint: float = 0.0) -> CellSample:
     """Render `entry` the way `writer` would and photograph it (mild or harsh conditions).
 
     With probability `spill` the writing is large and off-centre, over the grid lines and
@@ -135,7 +154,11 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
         dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 10), (0, -bh - 10)][int(rng.integers(4))]
         render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 100)), writer, rng)
     if entry is not None:
-        render_entry(page, box, entry, writer, rng)
+        before = page.copy() if faint > 0 else None
+        ink_box = render_entry(page, box, entry, writer, rng)
+        if (before is not None and ink_box is not None and isinstance(entry, int)
+                and entry >= 10 and rng.random() < faint):
+            page = _fade_one_end(before, page, ink_box, rng)
     # The camera: fewer pixels per mm than the crop, uneven light, blur, noise, JPEG.
     scale = rng.uniform(1.0, 3.6 if harsh else 2.4)
     small = cv2.resize(page, None, fx=1 / scale, fy=1 / scale, interpolation=cv2.INTER_AREA)

@@ -52,3 +52,21 @@ def test_preprocess_finds_the_ink_and_drops_the_grid() -> None:
     x0, x1 = ink_window(ink_map(page))
     scale = 80 / 170
     assert x0 <= 250 * scale and 262 * scale <= x1
+
+
+
+def test_faint_digit_lightens_one_end_of_the_number_only() -> None:
+    from samples.cell_crops import _fade_one_end
+
+    before = np.full((40, 100, 3), 230, np.uint8)
+    after = before.copy()
+    after[10:30, 10:40] = 20  # first digit
+    after[10:30, 60:90] = 20  # second digit
+    for seed in range(6):
+        out = _fade_one_end(before, after, (10, 10, 90, 30), np.random.default_rng(seed))
+        left, right = out[10:30, 10:40].mean(), out[10:30, 60:90].mean()
+        assert (left > 60 and right == 20) or (right > 60 and left == 20)
+    writer = make_writer(np.random.default_rng(5), "train")
+    plain = synth_cell(np.random.default_rng(6), writer, 40, box_size=(260, 140)).image
+    again = synth_cell(np.random.default_rng(6), writer, 40, box_size=(260, 140), faint=0.0)
+    assert np.array_equal(plain, again.image)  # faint=0 draws nothing extra from the rng

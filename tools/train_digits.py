@@ -41,7 +41,7 @@ from scan.digit_model import (  # noqa: E402
 
 def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
                 ) -> tuple[np.ndarray, list, list]:
-    n, split, seed, harsh_share, row_aware, spill, source = job
+    n, split, seed, harsh_share, row_aware, spill, source, faint = job
     rng = np.random.default_rng(seed)
     x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
     entries: list = []
@@ -54,7 +54,8 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
             entry, allowed = random_entry(rng)
         else:
             entry, allowed = training_entry(rng), None
-        sample = synth_cell(rng, writer, entry, harsh=rng.random() < harsh_share, spill=spill)
+        sample = synth_cell(rng, writer, entry, harsh=rng.random() < harsh_share, spill=spill,
+                            faint=faint)
         x[i] = preprocess(sample.image)
         entries.append(entry)
         alloweds.append(allowed)
@@ -62,12 +63,13 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
 
 
 def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool,
-             workers: int = 1, spill: float = 0.0, source: str = "mnist"
+             workers: int = 1, spill: float = 0.0, source: str = "mnist", faint: float = 0.0
              ) -> tuple[np.ndarray, list, list]:
     """n preprocessed crops, their entries and their rows' allowed values (chunked, so
     the result does not depend on the number of workers)."""
     size = 2000
-    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill, source)
+    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill, source,
+             faint)
             for s in range(0, n, size)]
     if workers > 1:
         with multiprocessing.Pool(workers) as pool:
@@ -196,7 +198,8 @@ def recalibrate(args: argparse.Namespace) -> None:
 
     onnx_path = args.out / "digits.onnx"
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
-                          workers=args.threads, spill=args.spill / 2, source=args.calib_source)
+                          workers=args.threads, spill=args.spill / 2, source=args.calib_source,
+                          faint=args.faint / 2)
     calib = fit_calibration(run_net(xc, onnx_path), ec, ac, args.target, args.target_total)
     meta_path = args.out / "digits.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
@@ -224,6 +227,8 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=Path("/tmp/escalero-digits-train.npz"))
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--init", type=Path, help="warm start from a saved state dict (.pt)")
+    ap.add_argument("--faint", type=float, default=0.0,
+                    help="share of numbers whose first (or last) digit is written faintly")
     ap.add_argument("--spill", type=float, default=0.0,
                     help="share of cells written large and off-centre, over the lines")
     ap.add_argument("--source", choices=SOURCES, default="mnist",
@@ -243,14 +248,15 @@ def main() -> None:
     torch.manual_seed(args.seed)
     t0 = time.time()
 
-    key = f"{args.train}-{args.seed}-{args.spill}" + (
+    key = f"{args.train}-{args.seed}-{args.spill}-{args.faint}" + (
         "" if args.source == "mnist" else f"-{args.source}")
     if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
         data = np.load(args.cache, allow_pickle=True)
         x, t = data["x"], data["t"]
     else:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
-                                 workers=args.threads, spill=args.spill, source=args.source)
+                                 workers=args.threads, spill=args.spill, source=args.source,
+                                 faint=args.faint)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
@@ -296,7 +302,8 @@ def main() -> None:
               f"({time.time() - t0:.0f} s)", flush=True)
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
-                          workers=args.threads, spill=args.spill / 2, source=args.calib_source)
+                          workers=args.threads, spill=args.spill / 2, source=args.calib_source,
+                          faint=args.faint / 2)
     calib = fit_calibration(predict(model, xc), ec, ac, args.target, args.target_total)
     print("calibration:", json.dumps(calib), flush=True)
 
