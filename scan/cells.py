@@ -9,8 +9,6 @@ reading certain: a player's mis-added total must not turn a misreading into a pa
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,7 +36,6 @@ CONFIRM_FROM = 0.9
 # A certain entry read less surely than this is checked when its column does not add up.
 DOUBT = 0.999
 CONFIDENT_TOTAL = 0.8  # a total read this surely may put its whole column up for review
-MAX_JOINT = 5  # unsure cells per column weighed together against the total (5^6 combos)
 
 CellValue = int | str | None  # sheet JSON form: int, "x" (struck), None (empty)
 _OTHER = object()  # "none of the listed readings"
@@ -57,6 +54,8 @@ class CellResult:
     certain: bool
     box_mm: tuple[float, float, float, float]
     note: str = ""  # why the totals check changed it, for the overlay and review
+    # All readings weighed, best first (value first); empty: (value, *alternatives).
+    candidates: tuple[tuple[CellValue, float], ...] = ()
 
     @property
     def points(self) -> int:
@@ -122,8 +121,12 @@ def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[
             av = _alternative(a)
             if av[0] != value and all(av[0] != b[0] for b in alts):
                 alts.append(av)
+        dist = tuple(_alternative(a) for a in getattr(r, "distribution", ()) or ())
+        if not dist or dist[0][0] != value:
+            dist = ()
         out.append(CellResult(s.slot.side, s.slot.column, s.slot.row, value,
-                              float(r.confidence), tuple(alts), bool(r.certain), s.box))
+                              float(r.confidence), tuple(alts), bool(r.certain), s.box,
+                              candidates=dist))
     return out
 
 
@@ -136,7 +139,7 @@ def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimu
 
 
 def _candidates(c: CellResult) -> list[tuple[CellValue, float]]:
-    return [(c.value, c.confidence), *c.alternatives]
+    return list(c.candidates) if c.candidates else [(c.value, c.confidence), *c.alternatives]
 
 
 def _points(v: CellValue) -> int:
@@ -157,8 +160,6 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         cells = [i for i, c in enumerate(out)
                  if (c.side, c.column) == (side, col) and c.row != "total"]
         unsure = [i for i in cells if not out[i].certain]
-        if len(unsure) > MAX_JOINT:
-            continue  # too open to say anything; those cells are flagged already
         known = sum(out[i].points for i in cells if out[i].certain)
         before = {i: out[i].value for i in unsure if out[i].confidence >= CONFIRM_FROM}
         total_read_well = _confident_total(total)  # as read, before the cells lean on it
@@ -182,43 +183,65 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     Each unsure cell is one of its candidates or "something else"; the total is one of
     its candidates or something else. The written total is the true sum w.p. TOTAL_RIGHT,
     else any number (likelihood WRONG_TOTAL_SHARE); "something else" never confirms.
+    The sums of the unsure cells are added up by convolution, so a column with many unsure
+    cells costs no more than a few array operations.
     The unsure cells, and the total unless it is certain, get their marginal posteriors.
     Returns the new readings and the posterior probability that the total is the sum.
     """
     total = out[ti]
-    t_opts = [(v, p) for v, p in _candidates(total) if isinstance(v, int)]
-    t_opts.append((_OTHER, max(0.0, 1.0 - sum(p for _, p in t_opts))))
-    options = []
-    for i in unsure:
-        cands = _candidates(out[i])
-        options.append([*cands, (_OTHER, max(0.0, 1.0 - sum(p for _, p in cands)))])
-    marg: list[dict[Any, float]] = [{} for _ in unsure]
-    t_marg: dict[Any, float] = {}
-    norm = agreeing = 0.0
-    for combo in itertools.product(*options):
-        prior = math.prod(p for _, p in combo)
-        if prior <= 0.0:
-            continue
-        other = any(v is _OTHER for v, _ in combo)
-        col_sum = known + sum(_points(v) for v, _ in combo if v is not _OTHER)
-        for tv, tp in t_opts:
-            match = not other and tv is not _OTHER and tv == col_sum
-            weight = prior * tp * (TOTAL_RIGHT if match else WRONG_TOTAL_SHARE)
-            if weight <= 0.0:
-                continue
-            norm += weight
-            agreeing += weight if match else 0.0
-            t_marg[tv] = t_marg.get(tv, 0.0) + weight
-            for k, (v, _) in enumerate(combo):
-                marg[k][v] = marg[k].get(v, 0.0) + weight
+    t_opts = [(v, p) for v, p in _candidates(total) if isinstance(v, int) and p > 0.0]
+    options = [[(v, p) for v, p in _candidates(out[i]) if p > 0.0] for i in unsure]
+    top = known + sum(max((_points(v) for v, _ in o), default=0) for o in options)
+    size = max([top, *(v for v, _ in t_opts)]) + 1
+    p_total = np.zeros(size)  # the total's reading probability of each number
+    for v, p in t_opts:
+        p_total[v] += p
+    # Likelihood of the written total given the column's true sum s (a sum nobody's total
+    # reading lists still fits "a wrong total" at WRONG_TOTAL_SHARE).
+    fit = WRONG_TOTAL_SHARE + (TOTAL_RIGHT - WRONG_TOTAL_SHARE) * p_total
+    spread = [_spread(o, size) for o in options]  # points distribution of each unsure cell
+    sums = _convolve_all(spread, size)
+    shifted = np.zeros(size)  # sum over the whole column, known cells included
+    shifted[known:] = sums[:size - known]
+    p_clean = float(sums.sum())  # no unsure cell is "something else"
+    norm = float(shifted @ fit) + (1.0 - p_clean) * WRONG_TOTAL_SHARE
     if norm <= 0.0:
         return list(out), 0.0
+    agreeing = float(shifted @ (TOTAL_RIGHT * p_total)) / norm
     out = list(out)
     for k, i in enumerate(unsure):
-        out[i] = _posterior(out[i], marg[k], norm)
+        others = _convolve_all(spread[:k] + spread[k + 1:], size)
+        rest = 1.0 - float(others.sum())  # another cell is "something else"
+        marg: dict[Any, float] = {}
+        for v, p in options[k]:
+            base = known + _points(v)
+            if base >= size:
+                continue
+            part = np.zeros(size)
+            part[base:] = others[:size - base]
+            marg[v] = marg.get(v, 0.0) + p * (float(part @ fit) + rest * WRONG_TOTAL_SHARE)
+        out[i] = _posterior(out[i], marg, norm)
     if not total.certain:
+        t_marg = {v: p * (WRONG_TOTAL_SHARE + (TOTAL_RIGHT - WRONG_TOTAL_SHARE) *
+                          float(shifted[v])) for v, p in t_opts}
         out[ti] = _posterior(total, t_marg, norm)
-    return out, agreeing / norm
+    return out, agreeing
+
+
+def _spread(options: list[tuple[CellValue, float]], size: int) -> np.ndarray:
+    dist = np.zeros(size)
+    for v, p in options:
+        if _points(v) < size:
+            dist[_points(v)] += p
+    return dist
+
+
+def _convolve_all(dists: list[np.ndarray], size: int) -> np.ndarray:
+    acc = np.zeros(size)
+    acc[0] = 1.0
+    for d in dists:
+        acc = np.convolve(acc, d)[:size]
+    return acc
 
 
 def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellResult:
@@ -233,8 +256,9 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
     elif best_p > cell.confidence + 0.05:
         note = "durch Summe gestützt"
     # Not certain here: only _confirm may say so, and only for the first reading.
-    return replace(cell, value=best_v, confidence=best_p, alternatives=tuple(ranked[1:]),
-                   note=note)
+    alternatives = tuple(a for a in ranked[1:4] if a[1] >= 0.001)
+    return replace(cell, value=best_v, confidence=best_p, alternatives=alternatives,
+                   note=note, candidates=tuple(ranked))
 
 
 def _confirm(out: list[CellResult], before: dict[int, CellValue]) -> list[CellResult]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -151,6 +152,11 @@ class Decoded:
     ranked: tuple[tuple[int | str | None, float], ...]
 
 
+# Numbers kept per cell: every value a row allows; for a written total (any of 1-999) the
+# most likely ones, enough for the totals check to find the column's sum among them.
+MAX_NUMBERS = 48
+
+
 def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
     """Rank the readings a cell may hold; numbers the row does not allow only draw mass.
 
@@ -171,7 +177,7 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
     p_other = float(p_nums[~mask].sum()) * OUT_OF_ROW_PRIOR
     p_allowed = p_nums * mask
     total = p_empty + p_struck + float(p_allowed.sum()) + p_other
-    best = np.argsort(p_allowed)[::-1][:4]
+    best = np.argsort(p_allowed)[::-1][:MAX_NUMBERS]
     cands: list[tuple[int | str | None, float]] = [(None, p_empty / total),
                                                    ("x", p_struck / total)]
     cands += [(int(v), float(p_allowed[v]) / total) for v in best if p_allowed[v] > 0]
@@ -225,3 +231,18 @@ def run_net(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128) -> np.
     if not out:
         return np.zeros((0, N_OUT), np.float32)
     return np.concatenate(out)
+
+
+def members(path: Path = MODEL_PATH) -> tuple[Path, ...]:
+    """The networks read together: `digits.json` may list several ("members", trained
+    apart); a lone `digits.onnx` is a team of one."""
+    meta = path.with_suffix(".json")
+    names = json.loads(meta.read_text()).get("members") if meta.exists() else None
+    return tuple(path.parent / n for n in names) if names else (path,)
+
+
+def run_members(batch: np.ndarray, paths: Sequence[Path]) -> np.ndarray:
+    """Mean logits of several networks. Averaging logits is the normalised geometric mean
+    of each head's probabilities: a reading stays likely only if every member finds it
+    likely, so the members' independent mistakes cost confidence instead of accuracy."""
+    return np.mean([run_net(batch, p) for p in paths], axis=0)

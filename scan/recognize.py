@@ -38,14 +38,18 @@ class CellReading:
     confidence: float
     alternatives: tuple[tuple[Reading, float], ...]  # next likely readings, best first
     certain: bool
+    # Every reading the recognizer weighed, best first, down to 1e-6: the totals check
+    # needs a written total's probability of *any* sum, not only of the top few.
+    distribution: tuple[tuple[Reading, float], ...] = ()
 
     @staticmethod
     def from_ranked(ranked: Sequence[tuple[Reading, float]], accept: float) -> CellReading:
         value, conf = ranked[0]
         kind = "empty" if value is None else "struck" if value == "x" else "value"
         alts = tuple((v, round(float(p), 4)) for v, p in ranked[1:4] if p >= 0.001)
+        dist = tuple((v, float(p)) for v, p in ranked if p >= 1e-6)
         return CellReading(kind=kind, value=value, confidence=float(conf),
-                           alternatives=alts, certain=bool(conf >= accept))
+                           alternatives=alts, certain=bool(conf >= accept), distribution=dist)
 
 
 @runtime_checkable
@@ -69,7 +73,8 @@ class DigitModelRecognizer:
         self.last_ms_per_cell = 0.0
 
     def available(self) -> bool:
-        return self.model_path.exists()
+        return self.model_path.exists() and all(
+            p.exists() for p in digit_model.members(self.model_path))
 
     def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
         if not self.available():
@@ -78,7 +83,7 @@ class DigitModelRecognizer:
                 "tools/train_digits.py")
         batch = np.stack([digit_model.preprocess(c.image) for c in crops]) if crops else \
             np.zeros((0, digit_model.INPUT_H, digit_model.INPUT_W), np.float32)
-        return digit_model.run_net(batch, self.model_path)
+        return digit_model.run_members(batch, digit_model.members(self.model_path))
 
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
         start = time.perf_counter()

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import math
+from dataclasses import replace
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scan.cells import CellResult, check_totals, cut_crops, to_results
 from scan.geometry import geometry_for
@@ -143,11 +149,71 @@ def test_total_no_reading_adds_up_to_is_flagged() -> None:
     assert out["tens"].value == 4 and out["jacks"].value == 9
 
 
-def test_too_many_unsure_cells_are_left_alone() -> None:
+def test_a_column_of_unsure_cells_is_weighed_in_full() -> None:
     rows = ("nines", "tens", "jacks", "queens", "kings", "aces")
     cells = [_cell(r, 2, 0.6, False, [(4, 0.3)]) for r in rows]
-    cells.append(_cell("total", 12, 0.99, True))
-    assert check_totals(cells) == cells
+    cells.append(_cell("total", 12, 0.99, True))  # only six 2s add up to 12
+    out = _by_row(check_totals(cells))
+    for r in rows:  # backed by the total, but never made certain from a weak first reading
+        assert out[r].value == 2 and out[r].confidence > 0.9 and not out[r].certain
+        assert out[r].note == "durch Summe gestützt"
+
+
+def test_the_total_is_found_beyond_its_first_readings() -> None:
+    # The total's first readings are wrong (a phantom hundreds digit); the column's sum is
+    # far down its list, and the certain entries pick it out.
+    cells = [_cell("nines", 3, 0.999, True), _cell("tens", 40, 0.999, True),
+             _cell("jacks", 19, 0.999, True)]
+    total = replace(_cell("total", 662, 0.4, False, [(602, 0.25), (622, 0.08)]),
+                    candidates=((662, 0.4), (602, 0.25), (622, 0.08), (612, 0.05),
+                                (652, 0.04), (642, 0.03), (62, 0.02)))
+    out = _by_row(check_totals([*cells, total]))
+    assert out["total"].value == 62 and not out["total"].certain
+    assert len(out["total"].alternatives) <= 3  # the review lists a few, not all
+
+
+def _brute_force(cells: list[CellResult], total: CellResult) -> dict[tuple, float]:
+    """The joint posterior by enumerating every combination (the definition)."""
+    from scan.cells import TOTAL_RIGHT, WRONG_TOTAL_SHARE
+
+    other = object()
+    opts = [[(c.value, c.confidence), *c.alternatives] for c in cells]
+    opts = [[*o, (other, 1.0 - sum(p for _, p in o))] for o in opts]
+    t_opts = [(total.value, total.confidence), *total.alternatives]
+    t_opts = [*t_opts, (other, 1.0 - sum(p for _, p in t_opts))]
+    marg: dict[tuple, float] = {}
+    norm = 0.0
+    for combo in itertools.product(*opts):
+        prior = math.prod(p for _, p in combo)
+        clean = all(v is not other for v, _ in combo)
+        s = sum(v for v, _ in combo if isinstance(v, int))
+        for tv, tp in t_opts:
+            w = prior * tp * (TOTAL_RIGHT if clean and tv == s else WRONG_TOTAL_SHARE)
+            norm += w
+            for k, (v, _) in enumerate(combo):
+                marg[(k, v)] = marg.get((k, v), 0.0) + w
+    return {key: w / norm for key, w in marg.items()}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 3, 4, 5, "x", None]),
+                          st.sampled_from([1, 2, 3, 4, 5, "x", None]),
+                          st.floats(0.3, 0.8), st.floats(0.0, 0.19)),
+                min_size=1, max_size=4),
+       st.integers(1, 20), st.floats(0.5, 0.95))
+def test_joint_check_equals_enumeration(spec, written, t_conf) -> None:
+    cells = []
+    for k, (first, second, p1, p2) in enumerate(spec):
+        alts = [(second, p2)] if second != first else []
+        cells.append(_cell(ROWS_ALL[k], first, p1, False, alts))
+    total = _cell("total", written, t_conf, False, [(written + 1, (1 - t_conf) / 2)])
+    want = _brute_force(cells, total)
+    out = check_totals([*cells, total])
+    for k, c in enumerate(out[:-1]):
+        assert c.confidence == pytest.approx(want[(k, c.value)], rel=1e-6, abs=1e-9)
+
+
+ROWS_ALL = ("nines", "tens", "jacks", "queens")
 
 
 def test_unsure_total_and_unsure_cell_settle_on_each_other() -> None:
