@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 
@@ -122,6 +123,26 @@ def test_missing_model_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert not rec.available()
     with pytest.raises(ToolMissingError):
         rec.read([CellCrop(np.full((120, 170, 3), 230, np.uint8), None)])
+
+
+def test_members_listed_in_the_json_are_read_together(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from scan import digit_model
+
+    committed = digit_model.members()
+    for i, path in enumerate(committed):  # the same team twice over: the mean is unchanged
+        shutil.copy(path, tmp_path / f"a{i}.onnx")
+        shutil.copy(path, tmp_path / f"b{i}.onnx")
+    names = [f"{k}{i}.onnx" for k in "ab" for i in range(len(committed))]
+    meta = json.loads(digit_model.CALIBRATION_PATH.read_text())
+    (tmp_path / "a0.json").write_text(json.dumps({**meta, "members": names}))
+    team = DigitModelRecognizer(tmp_path / "a0.onnx")
+    assert team.available()
+    assert digit_model.members(tmp_path / "a0.onnx") == tuple(tmp_path / n for n in names)
+    crops = [c for c, _ in golden_cells(12)]
+    want = DigitModelRecognizer().logits(crops)
+    assert np.allclose(team.logits(crops), want, atol=1e-4)
+    (tmp_path / "b0.onnx").unlink()  # a member gone: the recognizer says so
+    assert not team.available()
 
 
 @pytest.mark.tesseract

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -193,16 +194,29 @@ def threshold(conf: np.ndarray, right: np.ndarray, target: float) -> float:
 
 
 def recalibrate(args: argparse.Namespace) -> None:
-    """Refit temperature and thresholds of an exported model (cv2.dnn, no training)."""
-    from scan.digit_model import run_net
+    """Refit temperature and thresholds of exported models (cv2.dnn, no training).
+
+    With --members, the listed networks become OUT's team: copied in as digits.onnx,
+    digits-2.onnx, ..., listed in digits.json, and calibrated on their mean logits."""
+    from scan.digit_model import members, run_members
 
     onnx_path = args.out / "digits.onnx"
+    meta_path = args.out / "digits.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    if args.members:
+        args.out.mkdir(parents=True, exist_ok=True)
+        names = ["digits.onnx" if k == 0 else f"digits-{k + 1}.onnx"
+                 for k in range(len(args.members))]
+        for src, name in zip(args.members, names, strict=True):
+            if src.resolve() != (args.out / name).resolve():
+                shutil.copy(src, args.out / name)
+        meta["members"] = names
+        meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
                           workers=args.threads, spill=args.spill / 2, source=args.calib_source,
                           faint=args.faint / 2)
-    calib = fit_calibration(run_net(xc, onnx_path), ec, ac, args.target, args.target_total)
-    meta_path = args.out / "digits.json"
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    calib = fit_calibration(run_members(xc, members(onnx_path)), ec, ac, args.target,
+                            args.target_total)
     meta = {k: v for k, v in meta.items() if not k.startswith("calibration")}
     meta.update(calib, calib_seed=args.seed + 1000, calib_source=args.calib_source)
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
@@ -238,6 +252,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="small smoke run")
     ap.add_argument("--recalibrate", action="store_true",
                     help="only refit calibration of OUT/digits.onnx (no torch needed)")
+    ap.add_argument("--members", type=Path, nargs="+",
+                    help="with --recalibrate: read these networks together (mean logits)")
     args = ap.parse_args()
     if args.quick:
         args.train, args.calib, args.epochs = 3000, 500, 1
