@@ -35,7 +35,7 @@ CONFIRM_FROM = 0.9
 
 # A certain entry read less surely than this is checked when its column does not add up.
 DOUBT = 0.999
-CONFIDENT_TOTAL = 0.8  # a total read this surely may put its whole column up for review
+CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up for review
 
 CellValue = int | str | None  # sheet JSON form: int, "x" (struck), None (empty)
 _OTHER = object()  # "none of the listed readings"
@@ -136,6 +136,21 @@ def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimu
     return [replace(c, certain=False, note="im Foto zu klein: bitte prüfen")
             if c.certain and res < minimum else c
             for c, res in zip(results, px_per_mm, strict=True)]
+
+
+def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
+                       ) -> list[CellResult]:
+    """A strike written as a 0 with faint ink before it may be "40" or "10": not certain
+    (scan.marks explains why the network cannot be trusted with this one)."""
+    from scan.marks import loop_with_company
+
+    out = []
+    for c, crop in zip(results, crops, strict=True):
+        margin = crop.box_px[0] if crop.box_px else 0
+        if c.certain and c.value == "x" and loop_with_company(crop.image, margin):
+            c = replace(c, certain=False, note="schwache Ziffer vor der 0? bitte prüfen")
+        out.append(c)
+    return out
 
 
 def _candidates(c: CellResult) -> list[tuple[CellValue, float]]:

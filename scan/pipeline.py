@@ -183,6 +183,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     with timer.stage("assemble"):
         results = cells_mod.to_results(snapped, readings)
         results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
+        results = cells_mod.flag_hidden_digits(results, crops)
         results = cells_mod.check_totals(results)
         sheet_json = build_sheet_json(geom, results)
         sheet = Sheet.from_json(sheet_json)
