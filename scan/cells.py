@@ -3,7 +3,8 @@
 The written totals are a second, independent reading of each column. They re-rank an
 uncertain cell's candidates, take certainty *away* from a cell whose reading disagrees
 with them, and confirm a reading only when it is the recognizer's own first choice and a
-confidently read total agrees (posterior >= CONFIRMED). They never make a *changed*
+confidently read total agrees (posterior >= CONFIRMED); the total itself is confirmed by
+the entries under the same rule. They never make a *changed*
 reading certain: a player's mis-added total must not turn a misreading into a payout.
 """
 
@@ -181,6 +182,8 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         out, agreeing = _rerank_joint(out, unsure, known, ti)
         if total_read_well:
             out = _confirm(out, before)
+        if not total.certain and total.confidence >= CONFIRM_FROM:
+            out = _confirm(out, {ti: total.value})  # the same rule for the total itself
         out = _confirm_total(out, cells, ti, first_total=total.value)
         if agreeing < 0.5 and _confident_total(total):
             if unsure:

@@ -172,6 +172,21 @@ def test_the_total_is_found_beyond_its_first_readings() -> None:
     assert len(out["total"].alternatives) <= 3  # the review lists a few, not all
 
 
+def test_a_total_the_entries_back_up_beyond_doubt_is_certain() -> None:
+    cells = [_cell("nines", 3, 0.999, True), _cell("tens", 4, 0.95, False, [(6, 0.04)]),
+             _cell("jacks", 9, 0.999, True)]
+    total = _cell("total", 16, 0.95, False, [(76, 0.04)])  # 76: no reading adds up to it
+    out = _by_row(check_totals([*cells, total]))
+    assert out["total"].value == 16 and out["total"].certain
+    assert out["total"].note == "durch Summe bestätigt"
+    # A total read less surely on its own (below 0.9) stays for review, as entries do.
+    cells[1] = _cell("tens", 4, 0.8, False, [(6, 0.1)])
+    weak = _cell("total", 16, 0.85, False, [(76, 0.1)])
+    out = _by_row(check_totals([*cells, weak]))
+    assert out["total"].value == 16 and not out["total"].certain
+    assert out["tens"].value == 4 and not out["tens"].certain
+
+
 def _brute_force(cells: list[CellResult], total: CellResult) -> dict[tuple, float]:
     """The joint posterior by enumerating every combination (the definition)."""
     from scan.cells import TOTAL_RIGHT, WRONG_TOTAL_SHARE
