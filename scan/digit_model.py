@@ -101,14 +101,20 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
     ink = ink[:, x0:x1]
     h, w = ink.shape
     want = round(h * ASPECT)
+    left = 0
     if w < want:  # narrow cell: pad with paper on both sides
         left = (want - w) // 2
         ink = cv2.copyMakeBorder(ink, 0, 0, left, want - w - left, cv2.BORDER_CONSTANT, value=0)
     ink = cv2.resize(ink, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
-    median = float(np.median(ink))
-    floor = median + NOISE_SIGMAS * 1.4826 * float(np.median(np.abs(ink - median)))
+    # The floor is measured on the cell itself: padding is clean paper, and counted in it
+    # would double the spread of a noisy cell and wipe its writing out with the noise.
+    c0 = min(INPUT_W - 1, -(-left * INPUT_W // want))
+    c1 = max(c0 + 1, (left + w) * INPUT_W // want) if w < want else INPUT_W
+    cell = ink[:, c0:c1]
+    median = float(np.median(cell))
+    floor = median + NOISE_SIGMAS * 1.4826 * float(np.median(np.abs(cell - median)))
     # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
-    top = float(np.percentile(ink, 99.5))
+    top = float(np.percentile(cell, 99.5))
     return np.clip((ink - floor) / max(top - floor, 0.25), 0.0, 1.0).astype(np.float32)
 
 

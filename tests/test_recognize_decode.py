@@ -94,3 +94,22 @@ def test_totals_need_the_stricter_threshold_only_when_read_as_a_number() -> None
     assert cal.threshold((1, 2, 3), 5) == 0.99
     assert cal.threshold(None, 125) == 0.999
     assert cal.threshold(None, None) == cal.threshold(None, "x") == 0.99  # empty / struck
+
+
+@pytest.mark.parametrize("width", [110, 200])  # narrower than the network's aspect, and wider
+def test_writing_in_a_noisy_cell_survives_the_noise_floor(width: int) -> None:
+    """Dim pencil on grainy paper: the floor is measured on the cell, not on the paper
+    padding of a narrow cell (counted in, it doubled the spread and wiped a "45" out)."""
+    import cv2
+
+    from scan.digit_model import preprocess
+
+    rng = np.random.default_rng(3)
+    grey = np.full((150, width), 150.0) + rng.normal(0, 14, (150, width))
+    ink = np.zeros((150, width), np.uint8)
+    cv2.putText(ink, "45", (width // 2 - 40, 105), cv2.FONT_HERSHEY_SIMPLEX, 2.2, 1, 5)
+    grey -= 55 * ink
+    crop = cv2.cvtColor(np.clip(grey, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+    x = preprocess(crop)
+    assert x.max() > 0.6
+    assert (x > 0.5).mean() > 0.02  # the strokes, not a few specks
