@@ -1,9 +1,9 @@
 """Shape checks on a cell's ink, for the one mistake the network makes with confidence.
 
-A written 0 is a strike (RULES.md). But "40" or "10" in pencil, with a first digit so faint
-that the network's noise floor wipes it out, looks like a lone 0 and is read as struck with
-0.99+ (on the harsh bench: several sheets, all pencil in dim light). A strike that is a
-closed loop with more ink beside it is therefore never certain: a person checks it.
+A written 0 is a strike (RULES.md). But "40" or "10" in pencil, with a first digit faint or
+tiny enough to fall under the noise floor, looks like a lone 0 and can be read as struck
+with 0.99+ (on the harsh bench: a writer whose 4 is two specks). A strike that is a closed
+loop with more ink beside it is therefore never certain: a person checks it.
 """
 
 from __future__ import annotations
