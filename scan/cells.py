@@ -39,7 +39,6 @@ DOUBT = 0.999
 CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up for review
 
 CellValue = int | str | None  # sheet JSON form: int, "x" (struck), None (empty)
-_OTHER = object()  # "none of the listed readings"
 
 
 @dataclass(frozen=True)
@@ -185,7 +184,7 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
         if not total.certain and total.confidence >= CONFIRM_FROM:
             out = _confirm(out, {ti: total.value})  # the same rule for the total itself
         out = _confirm_total(out, cells, ti, first_total=total.value)
-        if agreeing < 0.5 and _confident_total(total):
+        if agreeing < 0.5 and total_read_well:
             if unsure:
                 best = known + sum(out[i].points for i in unsure)
                 out = _distrust_column(out, [i for i in cells if i not in unsure], ti, best)
@@ -216,7 +215,7 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
         p_total[v] += p
     # Likelihood of the written total given the column's true sum s (a sum nobody's total
     # reading lists still fits "a wrong total" at WRONG_TOTAL_SHARE).
-    fit = WRONG_TOTAL_SHARE + (TOTAL_RIGHT - WRONG_TOTAL_SHARE) * p_total
+    fit = _agreement(p_total)
     spread = [_spread(o, size) for o in options]  # points distribution of each unsure cell
     sums = _convolve_all(spread, size)
     shifted = np.zeros(size)  # sum over the whole column, known cells included
@@ -240,10 +239,15 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
             marg[v] = marg.get(v, 0.0) + p * (float(part @ fit) + rest * WRONG_TOTAL_SHARE)
         out[i] = _posterior(out[i], marg, norm)
     if not total.certain:
-        t_marg = {v: p * (WRONG_TOTAL_SHARE + (TOTAL_RIGHT - WRONG_TOTAL_SHARE) *
-                          float(shifted[v])) for v, p in t_opts}
+        t_marg = {v: p * float(_agreement(shifted[v])) for v, p in t_opts}
         out[ti] = _posterior(total, t_marg, norm)
     return out, agreeing
+
+
+def _agreement(p_match: np.ndarray | float) -> np.ndarray | float:
+    """Likelihood weight when the total and the column's sum agree with probability
+    p_match: TOTAL_RIGHT where they do, WRONG_TOTAL_SHARE where they do not."""
+    return WRONG_TOTAL_SHARE + (TOTAL_RIGHT - WRONG_TOTAL_SHARE) * p_match
 
 
 def _spread(options: list[tuple[CellValue, float]], size: int) -> np.ndarray:
@@ -263,7 +267,7 @@ def _convolve_all(dists: list[np.ndarray], size: int) -> np.ndarray:
 
 
 def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellResult:
-    ranked = sorted(((v, q / norm) for v, q in marg.items() if v is not _OTHER),
+    ranked = sorted(((v, q / norm) for v, q in marg.items()),
                     key=lambda a: -a[1])
     if not ranked:
         return cell

@@ -88,6 +88,13 @@ def ink_window(ink: np.ndarray) -> tuple[int, int]:
 NOISE_SIGMAS = 2.0
 
 
+def noise_floor(ink: np.ndarray, sigmas: float) -> tuple[float, float]:
+    """(paper level, paper level + `sigmas` robust sigmas) of an ink map that is mostly
+    paper: the median and the MAD scaled to a Gaussian sigma."""
+    median = float(np.median(ink))
+    return median, median + sigmas * 1.4826 * float(np.median(np.abs(ink - median)))
+
+
 def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
     """A BGR cell crop -> the network's input: float32 ink map INPUT_H x INPUT_W.
 
@@ -111,8 +118,7 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
     c0 = min(INPUT_W - 1, -(-left * INPUT_W // want))
     c1 = max(c0 + 1, (left + w) * INPUT_W // want) if w < want else INPUT_W
     cell = ink[:, c0:c1]
-    median = float(np.median(cell))
-    floor = median + NOISE_SIGMAS * 1.4826 * float(np.median(np.abs(cell - median)))
+    _, floor = noise_floor(cell, NOISE_SIGMAS)
     # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
     top = float(np.percentile(cell, 99.5))
     return np.clip((ink - floor) / max(top - floor, 0.25), 0.0, 1.0).astype(np.float32)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from scan.digit_model import WORK_H, ink_map
+from scan.digit_model import WORK_H, ink_map, noise_floor
 
 # The loop's hole must cover this share of its bounding box (a 0, not a blot or a dash).
 MIN_HOLE = 0.08
@@ -34,9 +34,8 @@ def loop_with_company(crop_bgr: np.ndarray, margin_px: int) -> bool:
     if h - 2 * m < 8 or w - 2 * m < 8:
         return False
     inner = cv2.GaussianBlur(ink, (0, 0), 1.5)[m:h - m, m:w - m]
-    paper = float(np.median(inner))
-    spread = 1.4826 * float(np.median(np.abs(inner - paper)))
-    binary = (inner > max(paper + NOISE_SIGMAS * spread, 0.04)).astype(np.uint8)
+    paper, floor = noise_floor(inner, NOISE_SIGMAS)
+    binary = (inner > max(floor, 0.04)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     if n < 2:
         return False

@@ -70,11 +70,11 @@ class DigitModelRecognizer:
         self.model_path = Path(model_path or digit_model.MODEL_PATH)
         # Temperature and accept threshold live next to the weights (digits.json).
         self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
+        self.members = digit_model.members(self.model_path)  # read once, not per photo
         self.last_ms_per_cell = 0.0
 
     def available(self) -> bool:
-        return self.model_path.exists() and all(
-            p.exists() for p in digit_model.members(self.model_path))
+        return self.model_path.exists() and all(p.exists() for p in self.members)
 
     def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
         if not self.available():
@@ -83,7 +83,7 @@ class DigitModelRecognizer:
                 "tools/train_digits.py")
         batch = np.stack([digit_model.preprocess(c.image) for c in crops]) if crops else \
             np.zeros((0, digit_model.INPUT_H, digit_model.INPUT_W), np.float32)
-        return digit_model.run_members(batch, digit_model.members(self.model_path))
+        return digit_model.run_members(batch, self.members)
 
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
         start = time.perf_counter()
