@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring.model import Sheet
+from scoring.rulesets import Ruleset
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,13 @@ def places(totals: Sequence[int]) -> tuple[int, ...]:
 
 
 def settle(sheet: Sheet) -> Settlement:
-    rules = sheet.ruleset
-    totals = tuple(side.totals for side in sheet.sides)
+    return settle_totals(sheet.ruleset, tuple(side.totals for side in sheet.sides))
+
+
+def settle_totals(rules: Ruleset, totals: Sequence[Sequence[int]]) -> Settlement:
+    """Settle column totals[side][column] under `rules`: the one place the rules turn
+    totals into points (the scanner's payout posterior calls it on hypothetical totals)."""
+    totals = tuple(tuple(t) for t in totals)
     if rules.game == "generala":
         flat = [t[0] for t in totals]
         game_winners, points = generala_points(flat)
