@@ -63,6 +63,10 @@ class Outcome:
     silent: list[dict[str, Any]] = field(default_factory=list)
     payout_right: bool = False
     no_sheet: bool = False  # the photo shows no sheet: refusing it is right
+    payout_certain: bool = False  # the scanner says the payout needs no review
+    payout_confidence: float = 0.0  # the scanner's probability that the payout is right
+    deciding: int = 0  # flagged cells that can change the payout
+    answers: int | None = None  # answers (the truth) a player gives until it is certain
 
     @property
     def clean(self) -> bool:
@@ -94,11 +98,12 @@ def _make_one(req: Request, out: Path) -> tuple[Path, float]:
 
 
 def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels: float | None,
-                source: str = "mnist") -> tuple[list[Path], float]:
+                source: str = "mnist", players: int | None = None
+                ) -> tuple[list[Path], float]:
     """Make (or reuse from `out`) n evaluation photos; returns paths and seconds spent."""
     out.mkdir(parents=True, exist_ok=True)
     reqs = [Request(seed=seed, index=i, level=level, split="eval", source=source,
-                    megapixels=megapixels) for i in range(n)]
+                    megapixels=megapixels, players=players) for i in range(n)]
     t0 = time.perf_counter()
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
@@ -182,7 +187,35 @@ def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str,
             out.silent.append({"cell": list(cell), "truth": value, "read": got.get(cell)})
     points = scanned.get("settlement", {}).get("points")
     out.payout_right = points == truth["expected"]["settlement"]["points"]
+    out.payout_certain = bool(scanned.get("settlement", {}).get("certain"))
+    out.payout_confidence = float(scanned.get("settlement", {}).get("confidence") or 0.0)
+    out.deciding = sum(bool(r.get("affects_payout")) for r in scanned.get("review", []))
+    if "readings" in scanned:
+        out.answers = answers_until_certain(truth["sheet"], scanned, want)
     return out
+
+
+def answers_until_certain(truth_sheet: dict[str, Any], scanned: dict[str, Any],
+                          want: dict[Cell, Any]) -> int | None:
+    """Answer the cells the scanner asks about first, one by one, with the truth (as the
+    web review walks them) until the payout is certain; None if it never gets there."""
+    from scan.payout import beliefs_from_json, reassess
+    from scoring.model import Sheet, with_cell
+
+    sheet = Sheet.from_json({k: v for k, v in scanned.items()
+                             if k in ("game", "variant", "serial", "sides")})
+    beliefs = beliefs_from_json(scanned["readings"])
+    asked = [(r["side"], r["column"], r["row"]) for r in scanned.get("review", [])]
+    answered: list[Cell] = []
+    certainty = reassess(sheet, beliefs, asked, answered)
+    while not certainty.certain:
+        if not certainty.impacts:
+            return None
+        key = certainty.impacts[0].key
+        sheet = with_cell(sheet, key, want[key])
+        answered.append(key)
+        certainty = reassess(sheet, beliefs, asked, answered)
+    return len(answered)
 
 
 def scan_all(paths: Sequence[Path], scanner: Scanner, label: str) -> list[Outcome]:
@@ -255,6 +288,14 @@ def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, A
                                       if ok else float("nan")),
         "payout_right": sum(o.payout_right for o in ok) / n if n else float("nan"),
         "payout_right_nothing_to_review": sum(o.clean for o in outcomes) / n if n else 0.0,
+        "payout_certain": sum(o.payout_certain for o in ok) / n if n else float("nan"),
+        "certain_wrong": sum(o.payout_certain and not o.payout_right for o in ok),
+        "certain_wrong_share": (sum(o.payout_certain and not o.payout_right for o in ok) / n
+                                if n else float("nan")),
+        "deciding_per_sheet": statistics.mean(o.deciding for o in ok) if ok else float("nan"),
+        "answers_mean": (statistics.mean(o.answers for o in ok if o.answers is not None)
+                         if any(o.answers is not None for o in ok) else float("nan")),
+        "never_certain": sum(o.answers is None for o in ok),
         "scan_median_s": statistics.median(times) if times else float("nan"),
         "scan_p95_s": _pct(times, 0.95),
         "read_median_s": (statistics.median(o.seconds for o in ok) if ok else float("nan")),
@@ -276,6 +317,12 @@ ROWS = (
     ("sheets_with_silent_errors", "sheets with any silent error", "{:.1%}"),
     ("payout_right", "payout right", "{:.1%}"),
     ("payout_right_nothing_to_review", "payout right, nothing to review", "{:.1%}"),
+    ("payout_certain", "payout certain (no review needed)", "{:.1%}"),
+    ("certain_wrong", "payout certain and wrong (sheets)", "{:d}"),
+    ("certain_wrong_share", "payout certain and wrong (share)", "{:.2%}"),
+    ("deciding_per_sheet", "cells to check per sheet (affect payout)", "{:.2f}"),
+    ("answers_mean", "answers until payout certain (mean)", "{:.2f}"),
+    ("never_certain", "sheets never certain after all answers", "{:d}"),
     ("scan_median_s", "scan time median (s)", "{:.3f}"),
     ("scan_p95_s", "scan time p95 (s)", "{:.3f}"),
     ("read_median_s", "scan time median, read sheets (s)", "{:.3f}"),
@@ -323,6 +370,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1, help="processes that make the photos")
     p.add_argument("--seed", type=int, help="photo seed (default: fixed per level)")
     p.add_argument("--megapixels", type=float, help="fix the photo size (default: 2-12 MP)")
+    p.add_argument("--players", type=int,
+                   help="sides on every sheet (default: 2-5 at random, some in pairs)")
     p.add_argument("--source", choices=SOURCES, default="mnist",
                    help="writers' glyphs: MNIST, pen strokes (samples.strokes) or mixed")
     p.add_argument("--keep", type=Path, help="make/keep the photos here (default: a cache)")
@@ -338,13 +387,14 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else SEED_BASE[args.level]
     mp = f"-{args.megapixels:g}mp" if args.megapixels else ""
     src = "" if args.source == "mnist" else f"-{args.source}"
-    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}{src}-{generator_version()}"
+    players = f"-p{args.players}" if args.players else ""
+    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}{src}{players}-{generator_version()}"
     if args.photos:
         paths = sorted(args.photos.glob("*.jpg"))[: args.n]
         print(f"{len(paths)} photos from {args.photos}", file=sys.stderr)
     else:
         paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels,
-                                    args.source)
+                                    args.source, args.players)
         print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
               file=sys.stderr)
     decode = decode_times(paths)
@@ -367,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmarks.scan: photos from {args.photos}")
     else:
         print(f"benchmarks.scan: level {args.level}, seed {seed}, {args.source} eval writers, "
-              f"photos {args.megapixels or '2-12'} MP")
+              f"photos {args.megapixels or '2-12'} MP, "
+              f"{args.players or '2-5 (random)'} sides")
     print(format_table(results))
     print("\n".join(notes))
     if args.json:

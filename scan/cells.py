@@ -153,7 +153,7 @@ def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
     return out
 
 
-def _candidates(c: CellResult) -> list[tuple[CellValue, float]]:
+def candidates(c: CellResult) -> list[tuple[CellValue, float]]:
     return list(c.candidates) if c.candidates else [(c.value, c.confidence), *c.alternatives]
 
 
@@ -206,8 +206,8 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     Returns the new readings and the posterior probability that the total is the sum.
     """
     total = out[ti]
-    t_opts = [(v, p) for v, p in _candidates(total) if isinstance(v, int) and p > 0.0]
-    options = [[(v, p) for v, p in _candidates(out[i]) if p > 0.0] for i in unsure]
+    t_opts = [(v, p) for v, p in candidates(total) if isinstance(v, int) and p > 0.0]
+    options = [[(v, p) for v, p in candidates(out[i]) if p > 0.0] for i in unsure]
     top = known + sum(max((_points(v) for v, _ in o), default=0) for o in options)
     size = max([top, *(v for v, _ in t_opts)]) + 1
     p_total = np.zeros(size)  # the total's reading probability of each number

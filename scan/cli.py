@@ -68,50 +68,108 @@ def _options(args: argparse.Namespace) -> Any:
                        currency=args.currency, lang=args.lang or ("en" if args.json else "de"))
 
 
+# The scan table's own words (the payout's words come from scoring.text).
+SCAN_WORDS: dict[str, dict[str, str]] = {
+    "de": {"sure": "Auszahlung sicher ({p})",
+           "hangs": "Auszahlung hängt an {n} Feld{pl} (sicher zu {p}):",
+           "plural": "ern", "unsure": "Auszahlung unsicher (sicher zu {p})",
+           "unfinished": "Auszahlung vorläufig: das Blatt ist nicht fertig ({n} leer)",
+           "others": "Weitere unsichere Felder ({n}); sie ändern die Auszahlung nicht:",
+           "read": "gelesen", "or": "oder", "total": "Summe",
+           "written": "Summe (geschrieben)", "note": "Achtung"},
+    "en": {"sure": "Payout certain ({p})",
+           "hangs": "Payout depends on {n} cell{pl} (certain to {p}):",
+           "plural": "s", "unsure": "Payout not certain (certain to {p})",
+           "unfinished": "Payout provisional: the sheet is not finished ({n} empty)",
+           "others": "Other unsure cells ({n}); they cannot change the payout:",
+           "read": "read", "or": "or", "total": "Total",
+           "written": "Total (written)", "note": "Note"},
+    "es": {"sure": "Pago seguro ({p})",
+           "hangs": "El pago depende de {n} casilla{pl} (seguro al {p}):",
+           "plural": "s", "unsure": "Pago no seguro (seguro al {p})",
+           "unfinished": "Pago provisional: la hoja no está terminada ({n} vacías)",
+           "others": "Otras casillas dudosas ({n}); no cambian el pago:",
+           "read": "leído", "or": "o", "total": "Total",
+           "written": "Total (escrito)", "note": "Atención"},
+}
+
+
 def format_scan(result: Any, lang: str = "de") -> str:
-    """The sheet as read ('?' marks unsure cells), the review list, then the payout."""
+    """The payout and how sure it is first, with the cells it hangs on; then the payout's
+    details, the sheet as read ('?' marks unsure cells) and the other unsure cells."""
     from scoring import text
 
+    w = SCAN_WORDS[lang if lang in SCAN_WORDS else "de"]
+    sheet = result.sheet
+    review = list(result.review)
+    deciding = [r for r in review if r.get("affects_payout")]
+    others = [r for r in review if not r.get("affects_payout")]
+    lines = [f"{w['note'].upper()}: {msg}" for msg in getattr(result, "warnings", ())]
+    lines.append(_status_line(result, deciding, w))
+    lines += [_review_line(sheet, r, lang, w) for r in deciding]
+    payout = text.format_report(sheet, result.report, lang)
+    # format_report starts with its own grid (without '?' marks): keep what follows it.
+    lines += ["", payout.split("\n\n", 1)[1] if "\n\n" in payout else payout]
+    lines += ["", *_grid(result, lang, w)]
+    if others:
+        lines += ["", w["others"].format(n=len(others))]
+        lines += [_review_line(sheet, r, lang, w) for r in others]
+    return "\n".join(lines) + "\n"
+
+
+def _status_line(result: Any, deciding: list[dict[str, Any]], w: dict[str, str]) -> str:
+    settlement = result.report["settlement"]
+    p = _percent(float(settlement.get("confidence", 0.0)), sure=bool(settlement.get("certain")))
+    certainty = getattr(result, "certainty", None)
+    if certainty is not None and not certainty.finished:
+        empty = sum(1 for side in result.sheet.sides for col in side.columns
+                    for r in result.sheet.ruleset.row_ids if col.get(r) is None)
+        return w["unfinished"].format(n=empty)
+    if settlement.get("certain"):
+        return w["sure"].format(p=p)
+    if deciding:
+        return w["hangs"].format(n=len(deciding), pl="" if len(deciding) == 1 else w["plural"],
+                                 p=p)
+    return w["unsure"].format(p=p)
+
+
+def _review_line(sheet: Any, item: dict[str, Any], lang: str, w: dict[str, str]) -> str:
+    rules = sheet.ruleset
+    where = f"{sheet.sides[item['side']].name}, {column_name(item['column'])}, " + (
+        w["total"] if item["row"] == "total" else rules.row(item["row"]).labels.get(lang))
+    alts = ", ".join(_show(v) for v in item.get("alternatives", [])[:3])
+    note = f" [{item['note']}]" if item.get("note") else ""
+    return (f"  {where}: {w['read']} {_show(item['read'])} "
+            f"({_percent(float(item['confidence']))})"
+            + (f", {w['or']} {alts}" if alts else "") + note)
+
+
+def _grid(result: Any, lang: str, w: dict[str, str]) -> list[str]:
     sheet, rules = result.sheet, result.sheet.ruleset
-    flagged = {(c.side, c.column, c.row): c for c in result.cells if not c.certain}
+    flagged = {(r["side"], r["column"], r["row"]) for r in result.review}
     values = {(c.side, c.column, c.row): c.value for c in result.cells}
     total_w = CELL_W * rules.columns
-    label_w = 1 + max(len("Summe (geschrieben)"), *(len(r.labels.get(lang)) for r in rules.rows))
+    label_w = 1 + max(len(w["written"]), *(len(r.labels.get(lang)) for r in rules.rows))
     lines = [" " * label_w + "".join(f"{s.name[:total_w - 1]:>{total_w}}" for s in sheet.sides)]
     if rules.columns > 1:
         lines.append(" " * label_w + "".join(f"{column_name(c):>{CELL_W}}"
                                              for _ in sheet.sides for c in range(rules.columns)))
-    rows = [(r.id, r.labels.get(lang)) for r in rules.rows] + [("total", "Summe (geschrieben)")]
+    rows = [(r.id, r.labels.get(lang)) for r in rules.rows] + [("total", w["written"])]
     for rid, label in rows:
         cells = ""
         for s in range(len(sheet.sides)):
             for c in range(rules.columns):
-                v = values.get((s, c, rid))
                 mark = "?" if (s, c, rid) in flagged else " "
-                cells += f"{_show(v) + mark:>{CELL_W}}"
+                cells += f"{_show(values.get((s, c, rid))) + mark:>{CELL_W}}"
         lines.append(f"{label:<{label_w}}{cells}")
-    if flagged:
-        lines += ["", f"Bitte prüfen ({len(flagged)}):"]
-        for c in flagged.values():
-            where = f"{sheet.sides[c.side].name}, {column_name(c.column)}, " + (
-                "Summe" if c.row == "total" else rules.row(c.row).labels.get(lang))
-            alts = ", ".join(_show(v) for v, _ in c.alternatives[:3])
-            note = f" [{c.note}]" if c.note else ""
-            lines.append(f"  {where}: gelesen {_show(c.value)} ({_percent(c.confidence)})"
-                         + (f", oder {alts}" if alts else "") + note)
-    payout = text.format_report(sheet, result.report, lang)
-    # format_report starts with its own grid (without '?' marks): keep what follows it.
-    tail = payout.split("\n\n", 1)[1] if "\n\n" in payout else payout
-    if any(c.row != "total" for c in flagged.values()):
-        # The payout below counts unsure entries as read: nobody should pay on it yet.
-        tail = (f"VORLÄUFIG: {sum(c.row != 'total' for c in flagged.values())} Einträge "
-                "unsicher; die Auszahlung gilt erst, wenn sie geprüft sind.\n" + tail)
-    warn = "".join(f"ACHTUNG: {w}\n" for w in getattr(result, "warnings", ()))
-    return warn + "\n".join(lines) + "\n\n" + tail
+    return lines
 
 
-def _percent(p: float) -> str:
-    """99.6% stays 99.6% (not 100%): a flagged reading is never shown as sure."""
+def _percent(p: float, sure: bool = False) -> str:
+    """99.6% stays 99.6% (not 100%): a flagged reading is never shown as sure; a certain
+    payout shows its nines (99.97%)."""
+    if sure and p >= 0.999:
+        return f"{min(99.99, int(p * 10000) / 100):.2f}%"
     if p >= 0.99:
         return f"{min(99.9, int(p * 1000) / 10):.1f}%"
     return f"{p:.0%}"

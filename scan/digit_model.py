@@ -202,6 +202,10 @@ class Calibration:
     temperature: float = 1.0
     accept: float = 0.999  # confidence at or above which a row cell's reading is "certain"
     accept_total: float = 0.999  # the same for written totals (any number 0-999)
+    # How often a reading called certain was wrong on the calibration cells (at least 3 in
+    # the number accepted, the rule of three for "none seen"): the payout keeps this doubt.
+    certain_error: float = 1e-3
+    certain_error_total: float = 1e-2
 
     @staticmethod
     def load(path: Path = CALIBRATION_PATH) -> Calibration:
@@ -210,7 +214,9 @@ class Calibration:
         data = json.loads(path.read_text())
         accept = float(data["accept"])
         return Calibration(float(data["temperature"]), accept,
-                           float(data.get("accept_total", max(accept, 0.999))))
+                           float(data.get("accept_total", max(accept, 0.999))),
+                           _measured_error(data.get("calibration_accept"), 1e-3),
+                           _measured_error(data.get("calibration_accept_total"), 1e-2))
 
     def threshold(self, allowed: tuple[int, ...] | None, reading: object) -> float:
         """The accept threshold for a cell of a row (`allowed`) or a written total (None).
@@ -220,6 +226,14 @@ class Calibration:
         """
         return self.accept_total if allowed is None and isinstance(reading, int) else \
             self.accept
+
+
+def _measured_error(stats: dict[str, float] | None, fallback: float) -> float:
+    """Error rate of accepted readings, and never below 3 / (cells accepted)."""
+    if not stats:
+        return fallback
+    accepted = float(stats["cells"]) * float(stats["accepted_share"])
+    return max(1.0 - float(stats["accepted_accuracy"]), 3.0 / max(accepted, 1.0))
 
 
 @lru_cache(maxsize=1)

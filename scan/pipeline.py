@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from scan import cells as cells_mod
-from scan import locate
+from scan import locate, payout
 from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
 from scan.grid import SnappedSlot, snap_slots
 from scan.infer_layout import infer_layout
@@ -31,6 +31,7 @@ from scan.rectify import (
     outline_blur_mm,
     rectify,
 )
+from scoring.certainty import PayoutCertainty
 from scoring.errors import EscaleroError, SheetNotFoundError, UnreadableSheetError
 from scoring.model import Sheet
 from scoring.report import settle_report
@@ -72,9 +73,13 @@ class ScanResult:
     photo_px_per_mm: float = 0.0
     blur_mm: float = 0.0
     warnings: tuple[str, ...] = ()  # for the player, German (e.g. the layout was guessed)
+    certainty: PayoutCertainty | None = None  # how sure the payout is, and what it hangs on
+    readings: tuple[dict[str, Any], ...] = ()  # every cell's likeliest readings
 
     def to_json(self) -> dict[str, Any]:
         out = {**self.sheet_json, "review": list(self.review), **self.report}
+        if self.readings:
+            out["readings"] = list(self.readings)
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
@@ -184,17 +189,27 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         results = cells_mod.to_results(snapped, readings)
         results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
         results = cells_mod.flag_hidden_digits(results, crops)
+        raw = results
         results = cells_mod.check_totals(results)
         sheet_json = build_sheet_json(geom, results)
         sheet = Sheet.from_json(sheet_json)
         report = settle_report(sheet, options.stake, options.currency, options.lang)
-        review = tuple(review_items(results))
+    with timer.stage("payout"):
+        cal = _certain_error(reader)
+        doubted = {(c.side, c.column, c.row) for c, r in zip(raw, readings, strict=True)
+                   if r.certain and not c.certain}
+        beliefs = payout.beliefs(raw, doubted, *cal)
+        certainty = payout.assess(sheet, results, beliefs)
+        report["settlement"].update(certain=certainty.certain,
+                                    confidence=round(certainty.confidence, 6))
+        review = tuple(review_items(results, certainty))
     timer.times["total"] = round(sum(timer.times.values()), 4)
     return ScanResult(sheet=sheet, sheet_json=sheet_json, review=review, report=report,
                       cells=tuple(results), geometry=geom, rectified=rect.image,
                       placement=placement, qr=qr, layout_source=source,
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
-                      blur_mm=rect.blur_mm, warnings=warnings)
+                      blur_mm=rect.blur_mm, warnings=warnings, certainty=certainty,
+                      readings=tuple(payout.readings_json(beliefs)))
 
 
 def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...],
@@ -256,12 +271,40 @@ def build_sheet_json(geom: SheetGeometry, results: list[cells_mod.CellResult]
     return out
 
 
-def review_items(results: list[cells_mod.CellResult]) -> list[dict[str, Any]]:
-    """Every reading that is not certain, for a person to confirm."""
-    return [
-        {"side": c.side, "column": c.column, "row": c.row, "read": c.value,
-         "alternatives": [v for v, _ in c.alternatives],
-         "confidence": round(c.confidence, 4),
-         **({"note": c.note} if c.note else {})}
-        for c in results if not c.certain
-    ]
+def review_items(results: list[cells_mod.CellResult],
+                 certainty: PayoutCertainty | None = None) -> list[dict[str, Any]]:
+    """Every reading that is not certain, for a person to confirm: the cells the payout
+    hangs on first, then by how much answering would raise the payout's confidence."""
+    items = []
+    for c in results:
+        if c.certain:
+            continue
+        impact = certainty.impact((c.side, c.column, c.row)) if certainty else None
+        items.append({"side": c.side, "column": c.column, "row": c.row, "read": c.value,
+                      "alternatives": [v for v, _ in c.alternatives],
+                      "confidence": round(c.confidence, 4),
+                      **({"note": c.note} if c.note else {}),
+                      **({"affects_payout": impact.affects_payout,
+                          "gain": round(impact.gain, 6)} if impact else {})})
+    if certainty is not None:
+        by_key = {(c.side, c.column, c.row): c for c in results}
+        for impact in certainty.impacts:
+            c = by_key.get(impact.key)
+            if impact.extra and c is not None:
+                items.append({"side": c.side, "column": c.column, "row": c.row,
+                              "read": c.value, "alternatives": [v for v, _ in c.alternatives],
+                              "confidence": round(c.confidence, 4),
+                              "note": "sicher gelesen, entscheidet aber die Auszahlung",
+                              "affects_payout": True, "gain": round(impact.gain, 6)})
+        order = {key: i for i, key in enumerate(i.key for i in certainty.impacts)}
+        items.sort(key=lambda it: order.get((it["side"], it["column"], it["row"]), len(order)))
+    return items
+
+
+def _certain_error(reader: Any) -> tuple[float, float]:
+    """How often the reader's certain readings were wrong at calibration (entries, totals);
+    a reader without a calibration gets a cautious 1% for both."""
+    cal = getattr(reader, "calibration", None)
+    if cal is None:
+        return 0.01, 0.01
+    return float(cal.certain_error), float(cal.certain_error_total)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -147,6 +147,31 @@ class Sheet:
                 for s in self.sides
             ],
         }
+
+
+def with_cell(sheet: Sheet, key: tuple[int, int, str], value: int | str | None) -> Sheet:
+    """A copy of `sheet` with one cell (or, for row "total", one written total) set to a
+    sheet-JSON value: an int, "x" (struck) or None (empty)."""
+    side_i, column, row = key
+    side = sheet.sides[side_i]
+    if row == "total":
+        totals = list(side.written_totals)
+        totals[column] = value if isinstance(value, int) else None
+        new_side = replace(side, written_totals=tuple(totals))
+    else:
+        cells = dict(side.columns[column])
+        cell = STRUCK if value in ("x", 0) else value
+        if cell is None:
+            cells.pop(row, None)
+        else:
+            cells[row] = cell  # type: ignore[assignment]
+        order = sheet.ruleset.row_ids
+        columns = list(side.columns)
+        columns[column] = Cells({r: cells[r] for r in order if r in cells})
+        new_side = replace(side, columns=tuple(columns))
+    sides = list(sheet.sides)
+    sides[side_i] = new_side
+    return replace(sheet, sides=tuple(sides))
 
 
 def load_sheet(path: str | Path) -> Sheet:

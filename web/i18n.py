@@ -126,6 +126,16 @@ _TEXT: dict[str, tuple[str, str]] = {
                     "Otherwise the app reads everything from the sheet's QR code."),
     "check_flags": ("Prüfen", "Check"),
     "flag_hint": ("gelb = unsicher gelesen", "yellow = read with doubt"),
+    "payout_sure": ("Auszahlung sicher", "Payout certain"),
+    "payout_hangs": ("Auszahlung hängt an {n} Feld(ern)", "Payout depends on {n} cell(s)"),
+    "payout_unsure": ("Auszahlung noch nicht sicher", "Payout not certain yet"),
+    "payout_unfinished": ("Blatt nicht fertig: Auszahlung vorläufig",
+                          "Sheet not finished: payout provisional"),
+    "payout_rest": ("{n} weitere unsichere Felder ändern die Auszahlung nicht; prüfen ist "
+                    "freiwillig.", "{n} other unsure cells cannot change the payout; checking "
+                    "them is optional."),
+    "confirm_unsure_save": ("Die Auszahlung ist noch nicht sicher. Trotzdem in die Kassa?",
+                            "The payout is not certain yet. Save it to the ledger anyway?"),
 }
 
 

@@ -80,8 +80,43 @@ def settle_payload(payload: Any, lang: str) -> dict[str, Any]:
     currency = clean_currency(payload.get("currency"))
     report = settle_report(sheet, None if cents is None else to_money(cents), currency,
                            lang=lang if lang in LANGUAGES else "de")
+    if payload.get("readings") is not None:
+        report["payout"] = payout_json(sheet, payload)
+        report["settlement"].update(certain=report["payout"]["certain"],
+                                    confidence=report["payout"]["confidence"])
     report["sheet"] = sheet.to_json()
     return report
+
+
+def _keys(raw: Any, what: str) -> list[tuple[int, int, str]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(
+            isinstance(k, list) and len(k) == 3 and isinstance(k[0], int)
+            and isinstance(k[1], int) and isinstance(k[2], str) for k in raw):
+        raise InputFileError(f'"{what}" must be a list of [side, column, row] cells')
+    return [(k[0], k[1], k[2]) for k in raw]
+
+
+def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
+    """How sure the payout is, given the scan's readings ("readings"), the cells it asked
+    about ("asked") and those a person has answered since ("answered", exact now)."""
+    from scan.payout import beliefs_from_json, reassess
+
+    try:
+        beliefs = beliefs_from_json(payload["readings"])
+    except ValueError as err:
+        raise InputFileError(f"readings: {err}") from None
+    asked = _keys(payload.get("asked"), "asked")
+    certainty = reassess(sheet, beliefs, asked, _keys(payload.get("answered"), "answered"))
+    readings = {b.key: b.distribution for b in beliefs}
+    return {"certain": certainty.certain, "confidence": round(certainty.confidence, 6),
+            "finished": certainty.finished,
+            "cells": [{"side": i.key[0], "column": i.key[1], "row": i.key[2],
+                       "affects_payout": i.affects_payout, "gain": round(i.gain, 6),
+                       "extra": i.extra,
+                       "readings": [[v, round(p, 4)] for v, p in readings.get(i.key, ())[:4]]}
+                      for i in certainty.impacts]}
 
 
 class _OneAtATime:

@@ -1,15 +1,28 @@
-// Scan page: send the photo (raw body), show the overlay and the sheet. Flagged cells are
-// highlighted; a panel under the table offers the scanner's readings for the cell in focus
-// and walks from one unsure cell to the next. Every edit is settled again by the server.
+// Scan page: send the photo (raw body), show the overlay and the sheet. The server says how
+// sure the payout is and which unsure cells can change it; the review panel walks those
+// cells one after another (each visited once per round), and every answer is settled again.
+// The other unsure cells stay highlighted and can be checked, but nothing requires it.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 let editor = null;
 let settler = null;
 let current = null;
+let scan = null;        // the scanner's readings and the cells it asked about
+let payout = null;      // the latest answer of the server: certain, confidence, cells
+const skipped = new Set();  // cells passed over with "Weiter" in this round
+
+function keyOf(item) { return `${item.side}/${item.column}/${item.row}`; }
+function asList(k) { const [s, c, r] = k.split("/"); return [Number(s), Number(c), r]; }
 
 function body() {
-  return { sheet: editor.getSheet(), stake: $("stake").value, currency: $("currency").value };
+  const out = { sheet: editor.getSheet(), stake: $("stake").value, currency: $("currency").value };
+  if (scan) {
+    out.readings = scan.readings;
+    out.asked = scan.asked.map(asList);
+    out.answered = [...editor.edited].map(asList);
+  }
+  return out;
 }
 
 function changed() {
@@ -17,10 +30,33 @@ function changed() {
   updateFlagNote();
 }
 
+// Cells still to ask: those the payout hangs on, in the server's order, not yet answered.
+function deciding() {
+  if (!payout) return [];
+  return payout.cells.filter((c) => c.affects_payout && !editor.edited.has(keyOf(c)))
+    .map(keyOf);
+}
+
 function updateFlagNote() {
-  const open = editor.flaggedOpen();
-  $("flag-note").hidden = open === 0;
-  $("flag-count").textContent = `${open} ${T.flagged_count}`;
+  const note = $("flag-note");
+  if (!payout) { note.hidden = editor.flaggedOpen() === 0; return; }
+  const ask = deciding();
+  const rest = editor.openFlags().filter((k) => !ask.includes(k)).length;
+  let text;
+  if (!payout.finished) text = T.payout_unfinished;
+  else if (payout.certain) text = `${T.payout_sure} (${percent(payout.confidence)})`;
+  else if (ask.length) text = T.payout_hangs.replace("{n}", ask.length);
+  else text = `${T.payout_unsure} (${percent(payout.confidence)})`;
+  $("flag-count").textContent = text;
+  note.className = "msg flag-note " + (payout.certain ? "good" : "warn");
+  note.hidden = false;
+  $("first-flag").hidden = ask.length === 0 && rest === 0;
+  $("flag-rest").hidden = !(payout.certain || ask.length === 0) || rest === 0;
+  $("flag-rest").textContent = T.payout_rest.replace("{n}", rest);
+}
+
+function percent(p) {
+  return p >= 0.999 ? `${(Math.floor(p * 10000) / 100).toFixed(2)} %` : `${(Math.floor(p * 1000) / 10).toFixed(1)} %`;
 }
 
 function where(k) {
@@ -32,9 +68,15 @@ function where(k) {
   return `${sheet.sides[Number(s)].name}${col} · ${row ? row.label : T.total}`;
 }
 
+// The next cell to look at: first the cells the payout hangs on, then the other unsure
+// ones, each once per round; a round that has visited everything starts again.
 function goNext(afterKey) {
-  const open = editor.openFlags().filter((k) => k !== afterKey);
-  if (open.length) editor.focusCell(open[0]); else showPanel(null, null);
+  if (afterKey) skipped.add(afterKey);
+  const order = [...deciding(), ...editor.openFlags()];
+  const todo = order.filter((k, i) => order.indexOf(k) === i && !editor.edited.has(k));
+  let next = todo.find((k) => !skipped.has(k));
+  if (!next && todo.length) { skipped.clear(); next = todo.find((k) => k !== afterKey) || todo[0]; }
+  if (next) editor.focusCell(next); else showPanel(null, null);
 }
 
 // The panel for the cell in focus: what was read, how sure, and one-tap choices.
@@ -58,6 +100,19 @@ function showPanel(k, flag) {
   panel.hidden = false;
 }
 
+// A cell read as certain that the payout now hangs on becomes a flag too.
+function flagExtras() {
+  for (const c of payout.cells) {
+    if (!c.extra || !c.affects_payout) continue;
+    const readings = c.readings || [];
+    editor.addFlag(keyOf(c), {
+      side: c.side, column: c.column, row: c.row,
+      read: readings.length ? readings[0][0] : null,
+      alternatives: readings.slice(1).map((r) => r[0]),
+      confidence: readings.length ? readings[0][1] : undefined });
+  }
+}
+
 async function showResult(result) {
   const sheet = { game: result.game, variant: result.variant || [], sides: result.sides };
   if (result.serial) sheet.serial = result.serial;
@@ -65,6 +120,9 @@ async function showResult(result) {
   $("result").hidden = false;
   if (result.image) $("overlay").src = result.image;
   $("overlay").parentElement.hidden = !result.image;
+  scan = result.readings ? { readings: result.readings, asked: result.review.map(keyOf) } : null;
+  payout = null;
+  skipped.clear();
   editor = new SheetEditor($("sheet"), {
     rules, sheet, review: result.review, written: true, onChange: changed,
     onFocus: (k, flag) => showPanel(k, flag) });
@@ -73,6 +131,7 @@ async function showResult(result) {
     $("settle-status").className = "msg";
     editor.applyReport(report);
     renderSummary($("summary"), report);
+    if (report.payout) { payout = report.payout; flagExtras(); updateFlagNote(); }
   }, (message) => {
     $("settle-status").textContent = message;
     $("settle-status").className = "msg bad";
@@ -113,4 +172,7 @@ $("photo").addEventListener("change", async () => {
 $("first-flag").addEventListener("click", () => goNext(null));
 $("stake").addEventListener("input", () => editor && changed());
 $("currency").addEventListener("input", () => editor && changed());
-$("save").addEventListener("click", () => saveToLedger(body(), $("settle-status")));
+$("save").addEventListener("click", () => {
+  if (payout && !payout.certain && !window.confirm(T.confirm_unsure_save)) return;
+  saveToLedger(body(), $("settle-status"));
+});

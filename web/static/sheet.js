@@ -74,6 +74,7 @@ class SheetEditor {
     this.review = new Map();
     for (const r of options.review || []) this.review.set(this.key(r.side, r.column, r.row), r);
     this.checked = new Set();
+    this.edited = new Set();  // every cell a person typed or chose: exact from now on
     this.written = !!options.written;
     this.onChange = options.onChange || (() => {});
     this.onFocus = options.onFocus || (() => {});
@@ -185,6 +186,7 @@ class SheetEditor {
     const value = row ? side.columns[c][row.id] : side.written_totals[c];
     const flag = this.review.get(k);
     const input = el("input", {
+      id: "cell-" + k.replaceAll("/", "-"),
       class: "cell", inputmode: "numeric", autocomplete: "off", maxlength: 4,
       value: cellText(value), "data-key": k,
       "aria-label": `${side.name} ${this.rules.column_names[c]} ${row ? row.label : T.total}`,
@@ -207,10 +209,11 @@ class SheetEditor {
       const parsed = check();
       if (row) side.columns[c][row.id] = parsed.value;
       else side.written_totals[c] = parsed.value === "x" ? 0 : parsed.value;
-      if (flag) { this.checked.add(k); td.classList.add("checked"); }
+      this.edited.add(k);
+      if (this.review.has(k)) { this.checked.add(k); td.classList.add("checked"); }
       this.onChange(this.getSheet());
     });
-    input.addEventListener("focus", () => this.onFocus(k, flag || null));
+    input.addEventListener("focus", () => this.onFocus(k, this.review.get(k) || null));
     input.addEventListener("blur", () => {
       if (parseCell(input.value, row).value === "x") input.value = "x";
     });
@@ -224,6 +227,14 @@ class SheetEditor {
     if (!input) return;
     input.value = cellText(value);
     input.dispatchEvent(new Event("input"));
+  }
+
+  // Flag a cell after the fact (a reading called certain that the payout now hangs on).
+  addFlag(k, flag) {
+    if (this.review.has(k)) return;
+    this.review.set(k, flag);
+    const input = this.input(k);
+    if (input) input.parentElement.classList.add("flag");
   }
 
   // Flagged cells not yet looked at, in table order (row by row, left to right).

@@ -1,0 +1,106 @@
+"""Stage 6: how sure is the payout? Every cell's reading distribution becomes a belief for
+`scoring.certainty`, which weighs the settlement as a whole.
+
+The beliefs are the recognizer's own distributions, taken *before* the totals check: the
+written totals weigh in inside the payout model, once, and only where they agree with
+their column. A reading called certain keeps the error rate measured for certain readings
+at calibration (never zero), and a cell doubted by a rule outside the recognizer (too
+small in the photo, a faint digit before a 0) keeps only half of its reading's weight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any, Final
+
+from scan.cells import CellResult, candidates
+from scoring.certainty import CellBelief, PayoutCertainty, payout_certainty
+from scoring.model import Sheet
+
+DOUBTED_WEIGHT: Final = 0.5  # what a rule-doubted reading keeps of its probability
+LEAST: Final = 1e-6  # readings below this are left to the even spread over the rest
+SHOWN_READINGS: Final = 6  # readings per cell in the scan JSON ("readings")
+
+
+def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]],
+            certain_error: float, certain_error_total: float) -> list[CellBelief]:
+    """One belief per cell from the readings as the recognizer gave them."""
+    out = []
+    for c in raw:
+        key = (c.side, c.column, c.row)
+        eps = certain_error_total if c.row == "total" else certain_error
+        dist = _floored(candidates(c), eps)
+        if key in doubted:
+            dist = [(v, p * DOUBTED_WEIGHT) for v, p in dist]
+        out.append(CellBelief(c.side, c.column, c.row,
+                              tuple((v, p) for v, p in dist if p >= LEAST)))
+    return out
+
+
+def _floored(dist: list[tuple[Any, float]], eps: float) -> list[tuple[Any, float]]:
+    """The best reading keeps at most 1 - eps; the others share the rest as they stand
+    (or, when they hold nothing, the rest is left to the row's other readings)."""
+    total = sum(p for _, p in dist)
+    if total <= 0:
+        return []
+    dist = sorted(((v, p / total) for v, p in dist), key=lambda a: -a[1])
+    top_v, top_p = dist[0]
+    if top_p <= 1.0 - eps:
+        return dist
+    others = sum(p for _, p in dist[1:])
+    scale = eps / others if others > 0 else 0.0
+    return [(top_v, 1.0 - eps), *((v, p * scale) for v, p in dist[1:])]
+
+
+def assess(sheet: Sheet, cells: Sequence[CellResult], cell_beliefs: Sequence[CellBelief]
+           ) -> PayoutCertainty:
+    """The payout's certainty; the unsure cells (review items) are the ones weighed."""
+    asked = [(c.side, c.column, c.row) for c in cells if not c.certain]
+    return payout_certainty(sheet, cell_beliefs, asked)
+
+
+def reassess(sheet: Sheet, cell_beliefs: Sequence[CellBelief],
+             asked: Sequence[tuple[int, int, str]],
+             answered: Collection[tuple[int, int, str]]) -> PayoutCertainty:
+    """The payout's certainty once a person has answered some cells: `sheet` holds their
+    answers, which count as written (no belief), and they are no longer asked."""
+    done = set(answered)
+    return payout_certainty(sheet, [b for b in cell_beliefs if b.key not in done],
+                            [k for k in asked if k not in done])
+
+
+def readings_json(cell_beliefs: Sequence[CellBelief]) -> list[dict[str, Any]]:
+    """Each cell's likeliest readings, for a front end that recomputes after answers."""
+    return [{"side": b.side, "column": b.column, "row": b.row,
+             "readings": [[v, round(p, 7)] for v, p in b.distribution[:SHOWN_READINGS]]}
+            for b in cell_beliefs]
+
+
+def beliefs_from_json(items: Any) -> list[CellBelief]:
+    """`readings_json` read back (the web app's review sends it with every answer).
+    Raises ValueError on anything else."""
+    if not isinstance(items, list):
+        raise ValueError("\"readings\" must be a list")
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise ValueError("each reading must be an object")
+        side, column, row = item.get("side"), item.get("column"), item.get("row")
+        pairs = item.get("readings")
+        if (not isinstance(side, int) or not isinstance(column, int)
+                or not isinstance(row, str) or not isinstance(pairs, list)):
+            raise ValueError("a reading needs side, column, row and readings")
+        dist = []
+        for pair in pairs:
+            if (not isinstance(pair, list) or len(pair) != 2
+                    or not isinstance(pair[1], int | float) or isinstance(pair[1], bool)
+                    or not 0.0 <= float(pair[1]) <= 1.0):
+                raise ValueError("readings are [value, probability] pairs")
+            value = pair[0]
+            if value is not None and value != "x" and (
+                    not isinstance(value, int) or isinstance(value, bool)
+                    or not 0 <= value <= 9999):
+                raise ValueError("a reading's value is a number, \"x\" or null")
+            dist.append((value, float(pair[1])))
+        out.append(CellBelief(side, column, row, tuple(dist)))
+    return out

@@ -1,0 +1,326 @@
+"""How sure is the payout? The probability that a sheet's settlement is the one it shows,
+given a reading distribution for every cell that a person (or a scanner) is unsure of.
+
+Model (docs/sheet-json.md, "Payout certainty"):
+
+- Cells are independent given what was seen of them (their crops). A cell with a belief
+  has its own distribution over readings (a scanner gives one for every cell, with a small
+  error left even on the ones it calls certain); a cell without one is taken as written,
+  exactly (a person typed or confirmed it). Readings a belief does not list share what the
+  listed ones leave, evenly over the other readings the row allows.
+- A side's column sum is the convolution of its cells' point distributions.
+- A written total weighs in only when it agrees with the column as shown: it is the true
+  sum with probability TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE
+  each). A total that disagrees has no say, because the entries count, not the total.
+- From the sums: per column the distribution of who is at the top (the set of sides
+  sharing the highest sum); columns are independent, so the joint outcome is their product,
+  and each joint outcome is settled by `scoring.settle.settle_totals`, bonus and pairs
+  included. The confidence is the mass of the outcomes whose points equal the shown ones.
+
+An unfinished sheet (an entry the rules need is empty) is never certain.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+import numpy as np
+
+from scoring.model import STRUCK, Cell, Sheet, cell_points, with_cell
+from scoring.rulesets import Ruleset
+from scoring.settle import settle, settle_totals
+
+# A payout is "certain" at or above this probability of being exactly the one shown.
+# Chosen on the benchmark sets so that certain-but-wrong payouts stay at or below 0.1%.
+PAYOUT_ACCEPT: Final = 0.999
+# A reading needs at least this much of its cell's distribution to count as one that
+# "could" change the payout (smaller ones stay in the confidence, not in the questions).
+PLAUSIBLE: Final = 0.001
+# ...and it must move its column's top by at least this much (total variation).
+AFFECTS: Final = 0.01
+# How often a written total is the true sum when it is read right (players add up well,
+# but not always); the rest of its mass spreads over many wrong numbers.
+TOTAL_RIGHT: Final = 0.9
+# Likelihood of one *specific* written number when it is not the true sum.
+WRONG_TOTAL_SHARE: Final = 0.01
+# Joint outcomes below this mass are not enumerated (their mass counts as "not as shown").
+_NEGLIGIBLE = 1e-12
+
+Key = tuple[int, int, str]  # side, column, row id ("total" for a written total)
+Value = int | str | None  # sheet-JSON form: int, "x" (struck) or None (empty)
+Outcome = frozenset[int]  # the sides sharing a column's highest sum
+
+
+@dataclass(frozen=True)
+class CellBelief:
+    """One unsure cell: its readings and their probabilities (sheet-JSON values)."""
+
+    side: int
+    column: int
+    row: str
+    distribution: tuple[tuple[Value, float], ...]
+
+    @property
+    def key(self) -> Key:
+        return (self.side, self.column, self.row)
+
+
+@dataclass(frozen=True)
+class CellImpact:
+    """What settling one unsure cell would do to the payout."""
+
+    key: Key
+    affects_payout: bool  # a plausible reading of it moves a column's top
+    gain: float  # rise of the confidence if a person confirms the reading shown
+    # Not among the cells asked about (read as certain), yet the payout hangs on it: only
+    # listed while the payout is not certain.
+    extra: bool = False
+
+
+@dataclass(frozen=True)
+class PayoutCertainty:
+    confidence: float  # probability that the settlement shown is right
+    certain: bool  # confidence >= PAYOUT_ACCEPT and the sheet is finished
+    finished: bool
+    impacts: tuple[CellImpact, ...]  # one per unsure cell, largest gain first
+
+    def impact(self, key: Key) -> CellImpact | None:
+        return next((i for i in self.impacts if i.key == key), None)
+
+    @property
+    def deciding(self) -> tuple[Key, ...]:
+        """The cells the payout hangs on, most useful to answer first."""
+        return tuple(i.key for i in self.impacts if i.affects_payout)
+
+
+def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterable[Key] = (),
+                     accept: float = PAYOUT_ACCEPT) -> PayoutCertainty:
+    """The settlement's confidence, and the impact on it of each cell in `asked` (the
+    cells a person may be asked about; each needs a belief). See the module doc."""
+    model = _Model(sheet, {b.key: b for b in beliefs})
+    shown = settle(sheet).points
+    outcomes = [model.column_outcomes(c) for c in range(model.columns)]
+    confidence = model.joint(outcomes, shown)
+    keys = [k for k in dict.fromkeys(asked) if k in model.beliefs]
+    impacts = [model.impact(key, outcomes, confidence) for key in keys]
+    if confidence < accept:
+        impacts += model.extra_impacts(set(keys), outcomes, confidence)
+    impacts.sort(key=lambda i: (-i.affects_payout, -i.gain, _reading_order(i.key, sheet)))
+    finished = sheet_finished(sheet)
+    return PayoutCertainty(confidence=confidence, certain=finished and confidence >= accept,
+                           finished=finished, impacts=tuple(impacts))
+
+
+def sheet_finished(sheet: Sheet) -> bool:
+    """Every entry the rules need holds something (a number or a strike)."""
+    rows = sheet.ruleset.row_ids
+    return all(col.get(r) is not None for side in sheet.sides for col in side.columns
+               for r in rows)
+
+
+def _reading_order(key: Key, sheet: Sheet) -> tuple[int, int, int]:
+    rows = sheet.ruleset.row_ids
+    side, column, row = key
+    return (column, rows.index(row) if row in rows else len(rows), side)
+
+
+def _value_of(cell: Cell) -> Value:
+    return "x" if cell is STRUCK else cell  # type: ignore[return-value]
+
+
+def _points(v: Value) -> int:
+    return v if isinstance(v, int) else 0
+
+
+class _Model:
+    """The sheet's cells as point distributions, column by column (see module doc)."""
+
+    def __init__(self, sheet: Sheet, beliefs: Mapping[Key, CellBelief]):
+        self.sheet = sheet
+        self.rules: Ruleset = sheet.ruleset
+        self.columns = self.rules.columns
+        self.n = len(sheet.sides)
+        self.beliefs = {k: b for k, b in beliefs.items()
+                        if 0 <= k[0] < self.n and 0 <= k[1] < self.columns}
+        # Per side and column: each entry's distribution over points, rows in order.
+        self.cells: dict[tuple[int, int], list[tuple[str, np.ndarray]]] = {}
+        for s, side in enumerate(sheet.sides):
+            for c in range(self.columns):
+                self.cells[(s, c)] = [(r.id, self._spread((s, c, r.id),
+                                                           _value_of(side.cell(c, r.id)),
+                                                           r.allowed))
+                                      for r in self.rules.rows]
+        self._points_cache: dict[tuple[Outcome, ...], tuple[object, ...]] = {}
+        self.size = 1 + max(sum(len(d) - 1 for _, d in col) for col in self.cells.values())
+
+    # --- cells -------------------------------------------------------------------------
+
+    def _spread(self, key: Key, shown: Value, allowed: Sequence[int]) -> np.ndarray:
+        """The cell's distribution over points (index = points)."""
+        belief = self.beliefs.get(key)
+        pairs = list(belief.distribution) if belief else [(shown, 1.0)]
+        listed = {v for v, _ in pairs}
+        rest = max(0.0, 1.0 - sum(p for _, p in pairs))
+        others = [v for v in (*allowed, "x", None) if v not in listed]
+        if rest > 0 and others:  # unlisted readings share what the listed ones leave
+            pairs += [(v, rest / len(others)) for v in others]
+        top = max([_points(v) for v, _ in pairs] + [0])
+        dist = np.zeros(top + 1)
+        for v, p in pairs:
+            dist[_points(v)] += p
+        return dist / dist.sum() if dist.sum() > 0 else dist
+
+    def total_fit(self, s: int, c: int, shown_sum: int) -> np.ndarray | None:
+        """Likelihood of the written total given each true sum, when it agrees with the
+        shown sum; None when there is no total or it disagrees (it then has no say)."""
+        written = self.sheet.sides[s].written_totals[c]
+        if written is None or written != shown_sum:
+            return None
+        belief = self.beliefs.get((s, c, "total"))
+        read = (dict((v, p) for v, p in belief.distribution if isinstance(v, int))
+                if belief else {written: 1.0})
+        fit = np.full(self.size, WRONG_TOTAL_SHARE)
+        for v, p in read.items():
+            if 0 <= v < self.size:
+                fit[v] += (TOTAL_RIGHT - WRONG_TOTAL_SHARE) * p
+        return fit
+
+    def side_sum(self, s: int, c: int, fixed: Mapping[str, Value] | None = None
+                 ) -> np.ndarray:
+        """Distribution of side s's sum in column c, some rows fixed to a reading."""
+        fixed = fixed or {}
+        acc = np.ones(1)
+        shown_sum = 0
+        for rid, dist in self.cells[(s, c)]:
+            if rid in fixed:
+                pts = _points(fixed[rid])
+                acc = np.concatenate([np.zeros(pts), acc])
+                shown_sum += pts
+            else:
+                acc = np.convolve(acc, dist)
+                shown_sum += cell_points(self.sheet.sides[s].cell(c, rid))
+        out = np.zeros(self.size)
+        out[:min(self.size, len(acc))] = acc[:self.size]
+        fit = self.total_fit(s, c, shown_sum)
+        if fit is not None:
+            out = out * fit
+        total = out.sum()
+        return out / total if total > 0 else out
+
+    # --- columns and the whole sheet ---------------------------------------------------
+
+    def column_outcomes(self, c: int, replaced: Mapping[int, np.ndarray] | None = None
+                        ) -> dict[Outcome, float]:
+        given = replaced or {}
+        return top_sets([given[s] if s in given else self.side_sum(s, c)
+                         for s in range(self.n)])
+
+    def joint(self, outcomes: Sequence[Mapping[Outcome, float]], shown: Sequence[object]
+              ) -> float:
+        """Mass of the joint column outcomes whose settlement has the shown points."""
+        per_column = [sorted(((o, p) for o, p in col.items() if p > _NEGLIGIBLE),
+                             key=lambda a: -a[1]) for col in outcomes]
+        shown_t = tuple(shown)
+        mass = 0.0
+        for combo in itertools.product(*per_column):
+            p = 1.0
+            for _, q in combo:
+                p *= q
+            if p <= _NEGLIGIBLE:
+                continue
+            if self._points_of(tuple(o for o, _ in combo)) == shown_t:
+                mass += p
+        return min(1.0, mass)
+
+    def _points_of(self, tops: tuple[Outcome, ...]) -> tuple[object, ...]:
+        """Points when each column's top is the given set of sides (the rules look at
+        nothing else): settled on stand-in totals, 1 for the top and 0 for the rest."""
+        if tops not in self._points_cache:
+            totals = [[1 if s in tops[c] else 0 for c in range(self.columns)]
+                      for s in range(self.n)]
+            self._points_cache[tops] = tuple(settle_totals(self.rules, totals).points)
+        return self._points_cache[tops]
+
+    def impact(self, key: Key, outcomes: Sequence[Mapping[Outcome, float]],
+               confidence: float) -> CellImpact:
+        """Does a plausible reading of `key` move its column's top, and how much would the
+        confidence rise if a person confirmed the reading shown?"""
+        s, c, row = key
+        belief = self.beliefs[key]
+        shown_value = (self.sheet.sides[s].written_totals[c] if row == "total"
+                       else _value_of(self.sheet.sides[s].cell(c, row)))
+        base = self._conditioned(key, shown_value)
+        affects = any(_total_variation(self._conditioned(key, v), base) >= AFFECTS
+                      for v, p in belief.distribution if p >= PLAUSIBLE and v != shown_value)
+        shown = settle(self.sheet).points
+        confirmed = self.joint([*outcomes[:c], base, *outcomes[c + 1:]], shown)
+        return CellImpact(key=key, affects_payout=affects, gain=max(0.0, confirmed - confidence))
+
+    def extra_impacts(self, asked: set[Key], outcomes: Sequence[Mapping[Outcome, float]],
+                      confidence: float) -> list[CellImpact]:
+        """Cells outside `asked` that can still change the payout: in a close column, a
+        reading called certain may leave a plausible alternative that decides it."""
+        out = []
+        for key, belief in list(self.beliefs.items()):
+            ranked = sorted(belief.distribution, key=lambda a: -a[1])
+            if key in asked or len(ranked) < 2 or ranked[1][1] < PLAUSIBLE:
+                continue
+            impact = self.impact(key, outcomes, confidence)
+            if impact.affects_payout:
+                out.append(replace(impact, extra=True))
+        return out
+
+    def _conditioned(self, key: Key, v: Value) -> dict[Outcome, float]:
+        """Column outcomes once a person has said that cell `key` reads `v`."""
+        s, c, row = key
+        saved = self.beliefs.pop(key)
+        sheet = self.sheet
+        try:
+            self.sheet = self._answered(key, v)
+            if row == "total":
+                return self.column_outcomes(c)
+            return self.column_outcomes(c, {s: self.side_sum(s, c, {row: v})})
+        finally:
+            self.beliefs[key] = saved
+            self.sheet = sheet
+
+    def _answered(self, key: Key, v: Value) -> Sheet:
+        return with_cell(self.sheet, key, v)
+
+
+def top_sets(sums: Sequence[np.ndarray]) -> dict[Outcome, float]:
+    """Distribution of the set of sides sharing the highest value, sides independent.
+
+    P(top = S) = sum over m of prod_{s in S} P(X_s = m) * prod_{s not in S} P(X_s < m).
+    Only sides that can reach the lowest possible maximum take part in the subsets.
+    """
+    n = len(sums)
+    size = max(len(x) for x in sums)
+    f = np.zeros((n, size))
+    for s, x in enumerate(sums):
+        f[s, :len(x)] = x
+    below = np.concatenate([np.zeros((n, 1)), np.cumsum(f, axis=1)[:, :-1]], axis=1)
+    support = f > _NEGLIGIBLE
+    lows = [int(np.argmax(row)) if row.any() else 0 for row in support]
+    highs = [int(size - 1 - np.argmax(row[::-1])) if row.any() else 0 for row in support]
+    floor = max(lows)
+    contenders = [s for s in range(n) if highs[s] >= floor]
+    others = [s for s in range(n) if s not in contenders]
+    rest = np.prod(below[others], axis=0) if others else np.ones(size)
+    out: dict[Outcome, float] = {}
+    for k in range(1, len(contenders) + 1):
+        for group in itertools.combinations(contenders, k):
+            prod = rest.copy()
+            for s in contenders:
+                prod *= f[s] if s in group else below[s]
+            p = float(prod.sum())
+            if p > 0.0:
+                out[frozenset(group)] = p
+    return out
+
+
+def _total_variation(a: Mapping[Outcome, float], b: Mapping[Outcome, float]) -> float:
+    return 0.5 * sum(abs(a.get(k, 0.0) - b.get(k, 0.0)) for k in set(a) | set(b))

@@ -1,0 +1,223 @@
+"""The payout's certainty (scoring.certainty): exact against brute force, and the cases a
+player meets (one cell decides, many cells cannot matter, a tie, an unfinished sheet)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.certainty import (
+    PAYOUT_ACCEPT,
+    TOTAL_RIGHT,
+    WRONG_TOTAL_SHARE,
+    CellBelief,
+    payout_certainty,
+    top_sets,
+)
+from scoring.model import Sheet, cell_points, with_cell
+from scoring.rulesets import get_ruleset
+from scoring.settle import settle
+
+ESCALERO_ROWS = get_ruleset().row_ids
+
+
+def _sheet(columns_per_side: list[list[dict]], game: str = "escalero",
+           totals: list[list[int | None]] | None = None) -> Sheet:
+    return Sheet.from_json({
+        "game": game,
+        "sides": [{"name": f"S{i}", "columns": cols,
+                   **({"written_totals": totals[i]} if totals else {})}
+                  for i, cols in enumerate(columns_per_side)]})
+
+
+def _full(rng: np.random.Generator, game: str = "escalero") -> dict:
+    rules = get_ruleset(game)
+    out = {}
+    for row in rules.rows:
+        if row.requires:
+            out[row.id] = "x"
+            continue
+        choice = rng.integers(0, len(row.allowed) + 1)
+        out[row.id] = "x" if choice == len(row.allowed) else int(row.allowed[choice])
+    return out
+
+
+# --- brute force -----------------------------------------------------------------------
+
+
+def _brute(sheet: Sheet, beliefs: list[CellBelief]) -> float:
+    """P(points as shown) by enumerating every combination of the unsure cells' readings,
+    weighting agreeing written totals by their likelihood (the model in the module doc)."""
+    shown = settle(sheet).points
+    agreeing = {(s, c): t for s, side in enumerate(sheet.sides)
+                for c, t in enumerate(side.written_totals)
+                if t is not None and t == side.column_total(c)}
+    good = 0.0
+    total = 0.0
+    for combo in itertools.product(*(b.distribution for b in beliefs)):
+        weight = 1.0
+        variant = sheet
+        for b, (v, p) in zip(beliefs, combo, strict=True):
+            weight *= p
+            variant = with_cell(variant, b.key, v)
+        for (s, c), t in agreeing.items():
+            right = variant.sides[s].column_total(c) == t
+            weight *= TOTAL_RIGHT if right else WRONG_TOTAL_SHARE
+        total += weight
+        if settle(variant).points == shown:
+            good += weight
+    return good / total
+
+
+def _random_case(seed: int, sides: int, unsure: int, game: str = "escalero"
+                 ) -> tuple[Sheet, list[CellBelief]]:
+    rng = np.random.default_rng(seed)
+    rules = get_ruleset(game)
+    cols = [[_full(rng, game) for _ in range(rules.columns)] for _ in range(sides)]
+    totals = []
+    for side in cols:
+        row = []
+        for col in side:
+            s = sum(cell_points(v if v != "x" else None) for v in col.values())
+            row.append(int(rng.choice([s, s, s + 5])) if rng.random() < 0.6 else None)
+        totals.append(row)
+    sheet = _sheet(cols, game, totals)
+    keys = list(itertools.product(range(sides), range(rules.columns),
+                                  [r.id for r in rules.rows if not r.requires]))
+    picked = rng.choice(len(keys), size=min(unsure, len(keys)), replace=False)
+    beliefs = []
+    for i in picked:
+        s, c, row = keys[int(i)]
+        allowed = [*rules.row(row).allowed, "x", None]
+        k = int(rng.integers(2, 4))
+        values = [allowed[j] for j in rng.choice(len(allowed), size=k, replace=False)]
+        shown = cols[s][c].get(row)
+        values = [shown, *[v for v in values if v != shown]][:k]
+        probs = rng.dirichlet(np.ones(len(values)))
+        beliefs.append(CellBelief(s, c, row, tuple(zip(values, probs.tolist(), strict=True))))
+    return sheet, beliefs
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), sides=st.integers(2, 3), unsure=st.integers(0, 4))
+def test_confidence_equals_brute_force_escalero(seed: int, sides: int, unsure: int) -> None:
+    sheet, beliefs = _random_case(seed, sides, unsure)
+    got = payout_certainty(sheet, beliefs).confidence
+    assert got == pytest.approx(_brute(sheet, beliefs), abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), sides=st.integers(2, 4), unsure=st.integers(1, 4))
+def test_confidence_equals_brute_force_generala(seed: int, sides: int, unsure: int) -> None:
+    sheet, beliefs = _random_case(seed, sides, unsure, game="generala")
+    got = payout_certainty(sheet, beliefs).confidence
+    assert got == pytest.approx(_brute(sheet, beliefs), abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6), min_size=2, max_size=4))
+def test_top_sets_equal_enumeration(weights: list[list[float]]) -> None:
+    pmfs = [np.array(w) / sum(w) if sum(w) > 0 else np.eye(1, len(w))[0] for w in weights]
+    got = top_sets(pmfs)
+    want: dict[frozenset[int], float] = {}
+    for values in itertools.product(*(range(len(p)) for p in pmfs)):
+        p = float(np.prod([pm[v] for pm, v in zip(pmfs, values, strict=True)]))
+        top = max(values)
+        group = frozenset(i for i, v in enumerate(values) if v == top)
+        want[group] = want.get(group, 0.0) + p
+    for group in set(got) | set(want):
+        assert got.get(group, 0.0) == pytest.approx(want.get(group, 0.0), abs=1e-12)
+
+
+# --- the cases a player meets ------------------------------------------------------------
+
+A = dict(zip(ESCALERO_ROWS, [3, 6, 9, 12, 15, 18, 20, 30, 40, 50], strict=True))  # 203
+B = dict(zip(ESCALERO_ROWS, [2, 4, 6, 8, 10, 12, 20, 30, 40, 50], strict=True))  # 182
+
+
+def test_one_unsure_cell_decides_a_column() -> None:
+    sheet = _sheet([[A, A, A], [B, B, B]])
+    # A's Grande in column I: 50, or empty (A 153 < B 182: B would win column I)
+    grande = CellBelief(0, 0, "grande", ((50, 0.95), (None, 0.05)))
+    result = payout_certainty(sheet, [grande], [grande.key])
+    assert result.confidence == pytest.approx(0.95)
+    assert not result.certain
+    assert result.deciding == ((0, 0, "grande"),)
+    assert result.impacts[0].gain == pytest.approx(0.05)
+
+
+def test_ten_unsure_cells_that_cannot_matter_leave_the_payout_certain() -> None:
+    sheet = _sheet([[A, A, A], [B, B, B]])
+    rows = ("nines", "tens", "jacks", "queens", "kings")
+    beliefs = [CellBelief(1, c, r, ((B[r], 0.8), ("x", 0.2))) for c in range(2) for r in rows]
+    result = payout_certainty(sheet, beliefs, [b.key for b in beliefs])
+    assert len(result.impacts) == 10
+    assert result.certain and result.confidence == pytest.approx(1.0)
+    assert not any(i.affects_payout for i in result.impacts)
+    assert result.deciding == ()
+
+
+def test_a_tie_is_certain_when_nothing_can_break_it() -> None:
+    sheet = _sheet([[A, A, A], [A, B, B]])  # column I tied at 203: nobody wins it
+    assert settle(sheet).winners == (None, 0, 0)
+    assert payout_certainty(sheet, []).certain
+
+
+def test_a_tie_one_cell_can_break_is_not_certain() -> None:
+    sheet = _sheet([[A, A, A], [A, B, B]])
+    nines = CellBelief(1, 0, "nines", ((3, 0.9), (4, 0.1)))  # 4: side 1 takes column I
+    result = payout_certainty(sheet, [nines], [nines.key])
+    assert result.confidence == pytest.approx(0.9)
+    assert result.deciding == (nines.key,)
+
+
+def test_an_unfinished_sheet_is_never_certain() -> None:
+    sheet = _sheet([[{k: v for k, v in A.items() if k != "nines"}, A, A], [B, B, B]])
+    result = payout_certainty(sheet, [])
+    assert result.confidence == pytest.approx(1.0)
+    assert not result.finished and not result.certain
+
+
+def test_an_agreeing_total_raises_confidence_a_disagreeing_one_has_no_say() -> None:
+    col = dict(A)
+    beliefs = [CellBelief(0, 0, "grande", ((50, 0.7), (None, 0.3)))]
+    no_total = payout_certainty(_sheet([[col, A, A], [B, B, B]]), beliefs).confidence
+    agreeing = payout_certainty(
+        _sheet([[col, A, A], [B, B, B]], totals=[[203, None, None], [None] * 3]), beliefs)
+    disagreeing = payout_certainty(
+        _sheet([[col, A, A], [B, B, B]], totals=[[153, None, None], [None] * 3]), beliefs)
+    assert no_total == pytest.approx(0.7)
+    assert agreeing.confidence > 0.99
+    assert disagreeing.confidence == pytest.approx(no_total)
+
+
+def test_a_weak_certain_reading_in_a_close_column_is_asked_about() -> None:
+    close = dict(B, grande=80)  # 212 against A's 203 in column I
+    sheet = _sheet([[A, A, A], [close, B, B]])
+    weak = CellBelief(1, 0, "kings", ((10, 0.998), (5, 0.002)))  # 5: 207, still ahead
+    decisive = CellBelief(1, 0, "grande", ((80, 0.995), (50, 0.005)))  # 50: A wins
+    result = payout_certainty(sheet, [weak, decisive], asked=[])
+    assert not result.certain
+    assert [i.key for i in result.impacts if i.extra] == [decisive.key]
+
+
+def test_points_depend_on_the_all_three_bonus() -> None:
+    # A wins all three only if its column-III Grande stands: the bonus is in the points.
+    b3 = dict(A, grande=80)
+    sheet = _sheet([[A, A, A], [B, B, b3]])  # B wins III (212 > 203)
+    belief = CellBelief(1, 2, "grande", ((80, 0.6), (50, 0.4)))  # 50: B 182, A sweeps
+    result = payout_certainty(sheet, [belief], [belief.key])
+    assert result.confidence == pytest.approx(0.6)
+    assert result.impacts[0].affects_payout
+
+
+def test_answers_count_as_written() -> None:
+    sheet = _sheet([[A, A, A], [B, B, B]])
+    grande = CellBelief(0, 0, "grande", ((50, 0.5), (None, 0.5)))
+    assert not payout_certainty(sheet, [grande]).certain
+    assert payout_certainty(sheet, []).certain  # the belief gone: a person confirmed it
+    assert PAYOUT_ACCEPT < 1.0
