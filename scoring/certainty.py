@@ -41,6 +41,8 @@ PAYOUT_ACCEPT: Final = 0.999
 PLAUSIBLE: Final = 0.001
 # ...and it must move its column's top by at least this much (total variation).
 AFFECTS: Final = 0.01
+# At most this many cells are asked about when the doubt is spread over a close column.
+MAX_DOUBT_CELLS: Final = 12
 # How often a written total is the true sum when it is read right (players add up well,
 # but not always); the rest of its mass spreads over many wrong numbers.
 TOTAL_RIGHT: Final = 0.9
@@ -108,6 +110,9 @@ def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterabl
     impacts = [model.impact(key, outcomes, confidence) for key in keys]
     if confidence < accept:
         impacts += model.extra_impacts(set(keys), outcomes, confidence)
+    if confidence < accept and not any(i.affects_payout for i in impacts):
+        impacts += model.doubt_impacts({i.key for i in impacts}, outcomes, confidence,
+                                       accept - confidence)
     impacts.sort(key=lambda i: (-i.affects_payout, -i.gain, _reading_order(i.key, sheet)))
     finished = sheet_finished(sheet)
     return PayoutCertainty(confidence=confidence, certain=finished and confidence >= accept,
@@ -271,6 +276,30 @@ class _Model:
             impact = self.impact(key, outcomes, confidence)
             if impact.affects_payout:
                 out.append(replace(impact, extra=True))
+        return out
+
+    def doubt_impacts(self, skip: set[Key], outcomes: Sequence[Mapping[Outcome, float]],
+                      confidence: float, need: float) -> list[CellImpact]:
+        """When no single plausible reading can change the payout yet it is not certain,
+        the doubt is spread thin over many cells of close columns (a one-point margin):
+        the cells whose confirmation raises the confidence most, until together they
+        would make up what is missing (at most MAX_DOUBT_CELLS)."""
+        contested = {c for c in range(self.columns)
+                     if max(outcomes[c].values(), default=0.0) < 1.0 - _NEGLIGIBLE}
+        found = []
+        for key in list(self.beliefs):
+            if key in skip or key[1] not in contested:
+                continue
+            impact = self.impact(key, outcomes, confidence)
+            if impact.gain > 0.0:
+                found.append(replace(impact, affects_payout=True, extra=True))
+        found.sort(key=lambda i: -i.gain)
+        out: list[CellImpact] = []
+        for impact in found[:MAX_DOUBT_CELLS]:
+            out.append(impact)
+            need -= impact.gain
+            if need <= 0.0:
+                break
         return out
 
     def _conditioned(self, key: Key, v: Value) -> dict[Outcome, float]:

@@ -38,14 +38,27 @@ def ink_reader(monkeypatch) -> None:
 def test_single_photo_table(photos, capsys) -> None:
     assert escalero_cli.main(["scan", photos["good"], "--names", "Anna,Bernd"]) == 0
     out = capsys.readouterr().out
-    assert "Neuner" in out and "Anna" in out and "Bitte prüfen (2)" in out
-    assert "?" in out and "VORLÄUFIG: 2 Einträge unsicher" in out
+    assert "Neuner" in out and "Anna" in out and "?" in out
+    # The payout's status leads: this sheet is mostly empty, so the payout is provisional.
+    assert out.startswith("Auszahlung vorläufig: das Blatt ist nicht fertig")
+    assert out.count("gelesen") == 2
+
+
+def test_single_photo_table_speaks_the_chosen_language(photos, capsys) -> None:
+    assert escalero_cli.main(["scan", photos["good"], "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Payout provisional: the sheet is not finished")
+    assert "gelesen" not in out and "Summe (geschrieben)" not in out
 
 
 def test_single_photo_json(photos, capsys) -> None:
     assert escalero_cli.main(["scan", photos["good"], "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert len(obj["review"]) == 2 and "settlement" in obj and "validation" in obj
+    assert obj["settlement"]["certain"] is False  # unfinished: never certain
+    assert all(isinstance(r["affects_payout"], bool) for r in obj["review"])
+    assert {(r["side"], r["column"], r["row"]) for r in obj["readings"]} >= {
+        (r["side"], r["column"], r["row"]) for r in obj["review"]}
 
 
 @pytest.mark.parametrize("name, code", [("text", 4), ("table", 5), ("blurred", 6)])

@@ -132,6 +132,7 @@ async function showResult(result) {
     editor.applyReport(report);
     renderSummary($("summary"), report);
     if (report.payout) { payout = report.payout; flagExtras(); updateFlagNote(); }
+    window.settledCount = (window.settledCount || 0) + 1;  // lets tests wait for an answer
   }, (message) => {
     $("settle-status").textContent = message;
     $("settle-status").className = "msg bad";
