@@ -9,9 +9,11 @@ Model (docs/sheet-json.md, "Payout certainty"):
   exactly (a person typed or confirmed it). Readings a belief does not list share what the
   listed ones leave, evenly over the other readings the row allows.
 - A side's column sum is the convolution of its cells' point distributions.
-- A written total weighs in only when it agrees with the column as shown: it is the true
-  sum with probability TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE
-  each). A total that disagrees has no say, because the entries count, not the total.
+- A written total weighs in by its reading distribution: it is the true sum with
+  probability TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE each). A
+  total that disagrees with every plausible sum of its column (mis-added) is flat and has
+  no say, because the entries count, not the total; one whose other readings match another
+  plausible sum takes confidence away.
 - From the sums: per column the distribution of who is at the top (the set of sides
   sharing the highest sum); columns are independent, so the joint outcome is their product,
   and each joint outcome is settled by `scoring.settle.settle_totals`, bonus and pairs
@@ -29,7 +31,7 @@ from typing import Final
 
 import numpy as np
 
-from scoring.model import STRUCK, Cell, Sheet, cell_points, with_cell
+from scoring.model import STRUCK, Cell, Sheet, with_cell
 from scoring.rulesets import Ruleset
 from scoring.settle import settle, settle_totals
 
@@ -178,15 +180,18 @@ class _Model:
             dist[_points(v)] += p
         return dist / dist.sum() if dist.sum() > 0 else dist
 
-    def total_fit(self, s: int, c: int, shown_sum: int) -> np.ndarray | None:
-        """Likelihood of the written total given each true sum, when it agrees with the
-        shown sum; None when there is no total or it disagrees (it then has no say)."""
-        written = self.sheet.sides[s].written_totals[c]
-        if written is None or written != shown_sum:
-            return None
+    def total_fit(self, s: int, c: int) -> np.ndarray | None:
+        """Likelihood of the written total given each true sum of the column: the total
+        is the sum with probability TOTAL_RIGHT if read right, else any number. A total
+        that matches no plausible sum (mis-added) is flat here and so has no say."""
         belief = self.beliefs.get((s, c, "total"))
-        read = (dict((v, p) for v, p in belief.distribution if isinstance(v, int))
-                if belief else {written: 1.0})
+        written = self.sheet.sides[s].written_totals[c]
+        if belief is not None:
+            read = {v: p for v, p in belief.distribution if isinstance(v, int)}
+        else:
+            read = {written: 1.0} if written is not None else {}
+        if not read:
+            return None
         fit = np.full(self.size, WRONG_TOTAL_SHARE)
         for v, p in read.items():
             if 0 <= v < self.size:
@@ -198,18 +203,14 @@ class _Model:
         """Distribution of side s's sum in column c, some rows fixed to a reading."""
         fixed = fixed or {}
         acc = np.ones(1)
-        shown_sum = 0
         for rid, dist in self.cells[(s, c)]:
             if rid in fixed:
-                pts = _points(fixed[rid])
-                acc = np.concatenate([np.zeros(pts), acc])
-                shown_sum += pts
+                acc = np.concatenate([np.zeros(_points(fixed[rid])), acc])
             else:
                 acc = np.convolve(acc, dist)
-                shown_sum += cell_points(self.sheet.sides[s].cell(c, rid))
         out = np.zeros(self.size)
         out[:min(self.size, len(acc))] = acc[:self.size]
-        fit = self.total_fit(s, c, shown_sum)
+        fit = self.total_fit(s, c)
         if fit is not None:
             out = out * fit
         total = out.sum()
