@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -13,7 +12,7 @@ from scoring import house as house_mod
 from scoring import text
 from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
 from scoring.errors import UsageError
-from scoring.house import PIATNIK, PRESETS, HouseRules
+from scoring.house import PRESETS
 from scoring.model import Sheet, load_sheet
 from scoring.report import balance_report, settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
@@ -81,35 +80,24 @@ def add_house_options(p: argparse.ArgumentParser) -> None:
                    help="sides tied at the top of a column share it (the others pay)")
 
 
-def house_override(args: argparse.Namespace) -> Callable[[HouseRules], HouseRules] | None:
-    """What the options do to a sheet's own terms, or None when none was given.
+def house_override(args: argparse.Namespace) -> house_mod.Override | None:
+    """The house-rule options as an Override, or None when none was given.
 
     Checked before any sheet is read: a bad flag exits 2, a bad file 3."""
     given = (args.column_points, args.all_three_bonus, args.split_ties)
     if args.house_rules is None and all(v is None for v in given):
         return None
     base = house_mod.load(args.house_rules) if args.house_rules is not None else None
-    house_mod.with_flags(base or PIATNIK, *given)  # fails now, not after the first sheet
-
-    def apply(own: HouseRules) -> HouseRules:
-        start = base or own
-        if args.column_points is None and len(start.column_points) != len(own.column_points):
-            start = start.for_columns(len(own.column_points))
-        return house_mod.with_flags(start, *given)
-
-    return apply
+    override = house_mod.Override(base, *given)
+    override.check()
+    return override
 
 
-def with_house(sheet: Sheet, override: Callable[[HouseRules], HouseRules] | None) -> Sheet:
+def with_house(sheet: Sheet, override: house_mod.Override | None) -> Sheet:
     """The sheet settled under the options' terms (unchanged without options)."""
     if override is None or sheet.house is None:
         return sheet
-    terms = override(sheet.house)
-    try:
-        terms.for_columns(sheet.ruleset.columns)
-    except ValueError as err:
-        raise UsageError(f"--column-points: {err}") from None
-    return replace(sheet, house_rules=terms)
+    return replace(sheet, house_rules=override.apply(sheet.house, sheet.ruleset.columns))
 
 
 def _variants(args: argparse.Namespace) -> list[str]:
@@ -157,7 +145,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         raise UsageError("house rules apply to Escalero only; drop --house-rules and its flags")
     if rules.game == "escalero":
         own = house_mod.default_for(rules)
-        terms = (override(own) if override else own).for_columns(rules.columns)
+        terms = override.apply(own, rules.columns) if override else own
     if args.json:
         _print_json({
             "game": rules.game, "variant": list(rules.variants), "columns": rules.columns,

@@ -197,3 +197,30 @@ def with_flags(base: HouseRules, column_points: str | None, bonus: int | None,
                           split_ties=base.split_ties if split_ties is None else split_ties)
     except ValueError as err:
         raise UsageError(str(err)) from None
+
+
+@dataclass(frozen=True)
+class Override:
+    """What --house-rules and the per-term flags do to a sheet's own terms: `base` (a preset
+    or file) replaces them, then each given flag replaces one term. Picklable, so scan
+    workers get it too."""
+
+    base: HouseRules | None = None
+    column_points: str | None = None
+    all_three_bonus: int | None = None
+    split_ties: bool | None = None
+
+    def check(self) -> None:
+        """A usage error (exit 2) now for a bad flag, before any sheet is read."""
+        with_flags(self.base or PIATNIK, self.column_points, self.all_three_bonus,
+                   self.split_ties)
+
+    def apply(self, own: HouseRules, columns: int) -> HouseRules:
+        start = self.base or own
+        if self.column_points is None:
+            start = start.for_columns(columns)
+        terms = with_flags(start, self.column_points, self.all_three_bonus, self.split_ties)
+        try:
+            return terms.for_columns(columns)
+        except ValueError as err:
+            raise UsageError(f"--column-points: {err}") from None
