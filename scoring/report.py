@@ -47,6 +47,7 @@ def settle_report(
     }
     if result.house is not None:
         settlement["house_rules"] = result.house.to_json()
+        settlement["terms"] = result.house.describe(lang)
         settlement["shared"] = [list(s) for s in result.shared]
     if rules.game == "generala":
         order = sorted(range(len(sheet.sides)), key=lambda s: (result.places[s], s))
@@ -68,6 +69,24 @@ def settle_report(
 def points_json(p: Points | Fraction) -> int | float:
     """Points for JSON: an int, or a decimal for a part point (halves are exact)."""
     return p if isinstance(p, int) else int(p) if p.denominator == 1 else float(p)
+
+
+def points_from_json(p: int | float) -> Points:
+    """Points read back from JSON exactly (part points are halves, or thirds at most)."""
+    exact = Fraction(p).limit_denominator(1000)
+    return int(exact) if exact.denominator == 1 else exact
+
+
+def signed_points(p: int | float | Fraction) -> str:
+    """+3, -5.5, 0; a third (four or more sides splitting) as +1/3."""
+    if not p:
+        return "0"
+    exact = Fraction(p).limit_denominator(1000)
+    if exact.denominator == 1:
+        return f"{int(exact):+d}"
+    if exact.denominator == 2:
+        return f"{float(exact):+.1f}"
+    return f"{'+' if exact > 0 else '-'}{abs(exact)}"
 
 
 def money_report(

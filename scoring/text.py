@@ -6,12 +6,12 @@ Pure functions from data to a string; German words by default (`lang`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
 from scoring.dice import POKER_CATEGORIES
 from scoring.house import HouseRules, default_for
 from scoring.model import STRUCK, Sheet, column_name
+from scoring.report import signed_points as _signed
 from scoring.rulesets import Ruleset
 from scoring.validate import EMPTY, column_place, describe_allowed, game_name
 
@@ -73,18 +73,6 @@ def _cell_text(cell: object) -> str:
     if cell is STRUCK:
         return "x"
     return str(cell)
-
-
-def _signed(n: int | float | Fraction) -> str:
-    """+3, -5.5, 0; a third (four or more sides splitting) as +1/3."""
-    if not n:
-        return "0"
-    exact = Fraction(n).limit_denominator(1000)
-    if exact.denominator == 1:
-        return f"{int(exact):+d}"
-    if exact.denominator == 2:
-        return f"{float(exact):+.1f}"
-    return f"{'+' if exact > 0 else '-'}{abs(exact)}"
 
 
 def format_report(sheet: Sheet, report: Mapping[str, Any], lang: str = "de") -> str:
