@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from multiprocessing import Pool
 from typing import Any
 
+from scoring.cli import add_house_options, house_override
 from scoring.errors import EscaleroError
 from scoring.model import column_name
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
@@ -44,6 +45,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--stake", metavar="AMOUNT", help="money per Partiepunkt, e.g. 0.50")
     p.add_argument("--currency", default="EUR", help="currency shown with amounts (EUR)")
     p.add_argument("--lang", choices=LANGUAGES, help="words (de); --json: en unless given")
+    add_house_options(p)
     p.set_defaults(func=cmd_scan)
 
 
@@ -65,7 +67,8 @@ def _options(args: argparse.Namespace) -> Any:
     names = tuple(n.strip() for n in (args.names or "").split(",") if n.strip())
     return ScanOptions(recognizer=args.recognizer, layout=_layout_hint(args),
                        debug_dir=None, names=names, stake=args.stake,
-                       currency=args.currency, lang=args.lang or ("en" if args.json else "de"))
+                       currency=args.currency, lang=args.lang or ("en" if args.json else "de"),
+                       house=house_override(args))
 
 
 # The scan table's own words (the payout's words come from scoring.text).

@@ -10,7 +10,7 @@ import functools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ class ScanOptions:
     stake: str | None = None
     currency: str = "EUR"
     lang: str = "de"
+    house: Any = None  # scoring.house.Override: the table's terms (the QR does not hold them)
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,10 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         results = cells_mod.check_totals(results)
         sheet_json = build_sheet_json(geom, results)
         sheet = Sheet.from_json(sheet_json)
+        if options.house is not None and sheet.house is not None:
+            sheet = replace(sheet, house_rules=options.house.apply(sheet.house,
+                                                                    sheet.ruleset.columns))
+            sheet_json = {**sheet_json, "house_rules": sheet.house_rules.to_json()}
         report = settle_report(sheet, options.stake, options.currency, options.lang)
     with timer.stage("payout"):
         cal = _certain_error(reader)

@@ -243,11 +243,14 @@ class _Model:
 
     def _points_of(self, tops: tuple[Outcome, ...]) -> tuple[object, ...]:
         """Points when each column's top is the given set of sides (the rules look at
-        nothing else): settled on stand-in totals, 1 for the top and 0 for the rest."""
+        nothing else, house rules included): settled on stand-in totals, 1 for the top
+        and 0 for the rest."""
         if tops not in self._points_cache:
             totals = [[1 if s in tops[c] else 0 for c in range(self.columns)]
                       for s in range(self.n)]
-            self._points_cache[tops] = tuple(settle_totals(self.rules, totals).points)
+            # The sheet's house rules too: split ties pay by the same top sets.
+            self._points_cache[tops] = tuple(
+                settle_totals(self.rules, totals, self.sheet.house).points)
         return self._points_cache[tops]
 
     def impact(self, key: Key, outcomes: Sequence[Mapping[Outcome, float]],

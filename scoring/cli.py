@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any
 
+from scoring import house as house_mod
 from scoring import text
 from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
-from scoring.model import load_sheet
+from scoring.errors import UsageError
+from scoring.house import PRESETS
+from scoring.model import Sheet, load_sheet
 from scoring.report import balance_report, settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 from scoring.validate import describe_allowed
@@ -29,12 +33,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--currency", default="EUR", help="currency shown with amounts (EUR)")
     p.add_argument("--lang", choices=LANGUAGES, default=None,
                    help="words of the table and the problems (de); --json: en unless given")
+    add_house_options(p)
     p.set_defaults(func=cmd_settle)
 
     r = subparsers.add_parser("rules", help="print the rows and allowed values of a game",
                               description="Print the rows, allowed values and column weights.")
     _rules_options(r)
     r.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_house_options(r)
     r.set_defaults(func=cmd_rules)
 
     d = subparsers.add_parser(
@@ -60,6 +66,40 @@ def _rules_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=LANGUAGES, default="de", help="labels (de)")
 
 
+def add_house_options(p: argparse.ArgumentParser) -> None:
+    """--house-rules FILE|PRESET and a flag per term (RULES.md, House rules)."""
+    g = p.add_argument_group("house rules (the table's settlement terms; default piatnik)")
+    g.add_argument("--house-rules", metavar="FILE|PRESET",
+                   help=f"a preset ({', '.join(PRESETS)}) or a JSON file of house rules; "
+                   "replaces the terms a sheet names")
+    g.add_argument("--column-points", metavar="I/II/III",
+                   help="what columns I, II, III pay, ascending, e.g. 1/2/3")
+    g.add_argument("--all-three-bonus", type=int, metavar="N",
+                   help="extra points from each opponent for winning all three (0-10)")
+    g.add_argument("--split-ties", action=argparse.BooleanOptionalAction, default=None,
+                   help="sides tied at the top of a column share it (the others pay)")
+
+
+def house_override(args: argparse.Namespace) -> house_mod.Override | None:
+    """The house-rule options as an Override, or None when none was given.
+
+    Checked before any sheet is read: a bad flag exits 2, a bad file 3."""
+    given = (args.column_points, args.all_three_bonus, args.split_ties)
+    if args.house_rules is None and all(v is None for v in given):
+        return None
+    base = house_mod.load(args.house_rules) if args.house_rules is not None else None
+    override = house_mod.Override(base, *given)
+    override.check()
+    return override
+
+
+def with_house(sheet: Sheet, override: house_mod.Override | None) -> Sheet:
+    """The sheet settled under the options' terms (unchanged without options)."""
+    if override is None or sheet.house is None:
+        return sheet
+    return replace(sheet, house_rules=override.apply(sheet.house, sheet.ruleset.columns))
+
+
 def _variants(args: argparse.Namespace) -> list[str]:
     return [v.strip() for arg in args.variant for v in arg.split(",") if v.strip()]
 
@@ -72,7 +112,8 @@ def _print_json(obj: Any) -> None:
 def cmd_settle(args: argparse.Namespace) -> int:
     # Tools read --json: English unless asked; people read the table: German by default.
     lang = args.lang or ("en" if args.json else "de")
-    sheets = [load_sheet(f) for f in args.files]
+    override = house_override(args)
+    sheets = [with_house(load_sheet(f), override) for f in args.files]
     reports = [settle_report(s, args.stake, args.currency, lang) for s in sheets]
     if len(sheets) == 1:
         if args.json:
@@ -98,11 +139,20 @@ def cmd_settle(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     rules = get_ruleset(args.game, _variants(args))
+    override = house_override(args)
+    terms = None
+    if override is not None and rules.game != "escalero":
+        raise UsageError("house rules apply to Escalero only; drop --house-rules and its flags")
+    if rules.game == "escalero":
+        own = house_mod.default_for(rules)
+        terms = override.apply(own, rules.columns) if override else own
     if args.json:
         _print_json({
             "game": rules.game, "variant": list(rules.variants), "columns": rules.columns,
-            "column_weights": list(rules.column_weights),
-            "all_columns_bonus": rules.all_columns_bonus,
+            "column_weights": list(terms.column_points if terms else rules.column_weights),
+            "all_columns_bonus": (terms.all_three_bonus if terms and rules.columns > 1
+                                  else 0),
+            **({"house_rules": terms.to_json(), "preset": terms.preset} if terms else {}),
             "sides": [rules.min_sides, rules.max_sides],
             "rows": [{"id": r.id, "label": r.labels.get(args.lang), "face": r.face,
                       "allowed": list(r.allowed), "served": list(r.served),
@@ -110,7 +160,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
                      for r in rules.rows],
         })
     else:
-        sys.stdout.write(text.format_rules(rules, args.lang))
+        sys.stdout.write(text.format_rules(rules, args.lang, terms))
     return 0
 
 

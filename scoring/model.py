@@ -7,6 +7,7 @@ validator can name it and the settlement counts it as written.
 JSON form (see docs/sheet-json.md):
 
     {"game": "escalero", "variant": ["strasse-25"], "serial": "optional",
+     "house_rules": {"column_points": [1, 2, 4], "all_three_bonus": 2, "split_ties": false},
      "sides": [{"name": "Anna", "members": ["Anna"],
                 "columns": [{"nines": 3, "tens": "x"}, {}, {}],
                 "written_totals": [120, null, 98]}]}
@@ -24,7 +25,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
+from scoring import house as house_mod
 from scoring.errors import InputFileError, UnknownRulesError
+from scoring.house import HouseRules
 from scoring.rulesets import Ruleset, get_ruleset
 
 ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
@@ -119,10 +122,19 @@ class Sheet:
     variants: tuple[str, ...]
     sides: tuple[Side, ...]
     serial: str | None = None
+    house_rules: HouseRules | None = None  # the table's terms; None: Piatnik's (RULES.md)
 
     @property
     def ruleset(self) -> Ruleset:
         return get_ruleset(self.game, self.variants)
+
+    @property
+    def house(self) -> HouseRules | None:
+        """The terms this sheet settles with (None for Generala, which has none)."""
+        if self.game != "escalero":
+            return None
+        rules = self.ruleset
+        return (self.house_rules or house_mod.default_for(rules)).for_columns(rules.columns)
 
     @classmethod
     def from_json(cls, obj: Any) -> Sheet:
@@ -134,6 +146,8 @@ class Sheet:
             "game": self.game,
             "variant": list(self.variants),
             **({"serial": self.serial} if self.serial is not None else {}),
+            **({"house_rules": self.house_rules.to_json()}
+               if self.house_rules is not None else {}),
             "sides": [
                 {
                     "name": s.name,
@@ -234,7 +248,27 @@ def _parse_sheet(obj: Any) -> Sheet:
         )
     sides = tuple(_parse_side(s, i, ruleset) for i, s in enumerate(sides_obj))
     return Sheet(game=game, variants=ruleset.variants, sides=sides,
-                 serial=None if serial is None else str(serial))
+                 serial=None if serial is None else str(serial),
+                 house_rules=_parse_house_rules(obj.get("house_rules"), ruleset))
+
+
+def _parse_house_rules(obj: Any, ruleset: Ruleset) -> HouseRules | None:
+    """The sheet's "house_rules" (absent or null: None, Piatnik's), checked against the game."""
+    if obj is None:
+        return None
+    if ruleset.game != "escalero":
+        raise InputFileError(f"\"house_rules\" apply to Escalero only, not {ruleset.game}; "
+                             "remove them")
+    try:
+        terms = house_mod.from_json(obj)
+        terms.for_columns(ruleset.columns)
+    except ValueError as err:
+        raise InputFileError(f"\"house_rules\": {err}") from None
+    if "weights-123" in ruleset.variants and terms.column_points != ruleset.column_weights:
+        raise InputFileError(
+            "variant weights-123 means column points 1/2/3 but \"house_rules\" says "
+            + "/".join(map(str, terms.column_points)) + "; drop one of the two")
+    return terms
 
 
 def _parse_variants(obj: dict[str, Any]) -> tuple[str, ...]:

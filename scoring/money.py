@@ -9,6 +9,11 @@ balances split into that each sum to 0; g is found exactly by a subset search
 for up to EXACT_LIMIT non-zero balances (every real table), above that a greedy
 largest-debtor-pays-largest-creditor plan (n - 1 transfers at most, usually minimal).
 
+Part points (house rules that split tied columns give halves): a side's exact amount
+may hold a part cent. The whole cents go as computed and the cents left over are handed
+out like split_cents does: one each, to the sides with the largest part cent, the first
+sides first on a tie (so amounts move by less than a cent each and still sum to 0).
+
 Pairs: each member of a side is shown the side's points and amount. A side of
 one among pairs plays for two (RULES.md), so it carries twice the amount. In
 general a side carries its amount times the size of the largest side, split
@@ -20,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from math import floor
 
 from scoring.errors import UsageError
 
@@ -62,8 +69,31 @@ def format_money(cents: int, currency: str = "") -> str:
     return f"{text} {currency}".strip()
 
 
-def side_amounts(points: Sequence[int], stake_cents: int) -> tuple[int, ...]:
-    return tuple(p * stake_cents for p in points)
+def side_amounts(points: Sequence[int | Fraction], stake_cents: int) -> tuple[int, ...]:
+    """Cents per side: points x stake, part cents rounded as the module doc says."""
+    exact = [Fraction(p) * stake_cents for p in points]
+    cents = [floor(e) for e in exact]
+    left = -sum(cents) if sum(exact) == 0 else 0  # zero-sum points leave whole cents over
+    by_part = sorted(range(len(exact)), key=lambda i: (-(exact[i] - cents[i]), i))
+    for i in by_part[:left]:
+        cents[i] += 1
+    return tuple(cents)
+
+
+def player_points(
+    members: Sequence[Sequence[str]], points: Sequence[int | Fraction]
+) -> dict[str, int | Fraction]:
+    """Points per player name for one game, shared like player_amounts shares cents.
+
+    Whole points are shared exactly as before; part points are shared in the smallest part
+    the game has (halves: a pair's 5.5 is 5.5 for each partner)."""
+    unit = max(Fraction(p).denominator for p in points)
+    shares = player_amounts(members, [int(Fraction(p) * unit) for p in points])
+    return {name: _exact(Fraction(v, unit)) for name, v in shares.items()}
+
+
+def _exact(value: Fraction) -> int | Fraction:
+    return int(value) if value.denominator == 1 else value
 
 
 def split_cents(total: int, parts: int) -> tuple[int, ...]:
@@ -88,9 +118,11 @@ def player_amounts(
     return out
 
 
-def running_balance(games: Iterable[Mapping[str, int]]) -> dict[str, int]:
-    """Add up per-player cents over several games (players matched by name)."""
-    total: dict[str, int] = {}
+def running_balance(
+    games: Iterable[Mapping[str, int | Fraction]],
+) -> dict[str, int | Fraction]:
+    """Add up per-player cents (or points) over several games (players matched by name)."""
+    total: dict[str, int | Fraction] = {}
     for game in games:
         for name, cents in game.items():
             total[name] = total.get(name, 0) + cents

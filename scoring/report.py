@@ -9,11 +9,12 @@ Shape (docs/sheet-json.md):
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from scoring import money
 from scoring.model import Sheet
-from scoring.settle import settle
+from scoring.settle import Points, settle
 from scoring.validate import EMPTY, validate
 
 
@@ -34,15 +35,20 @@ def settle_report(
     settlement: dict[str, Any] = {
         "totals": [list(t) for t in result.totals],
         "winners": list(result.winners),
-        "points": list(result.points),
-        "column_weights": list(rules.column_weights),
+        "points": [points_json(p) for p in result.points],
+        "column_weights": list(result.house.column_points if result.house
+                               else rules.column_weights),
         "all_columns": result.all_columns,
         "complete": not any(p.kind == EMPTY for p in problems),
         "players": [
-            {"name": m, "side": s, "points": result.points[s]}
+            {"name": m, "side": s, "points": points_json(result.points[s])}
             for s, side in enumerate(sheet.sides) for m in side.members
         ],
     }
+    if result.house is not None:
+        settlement["house_rules"] = result.house.to_json()
+        settlement["terms"] = result.house.describe(lang)
+        settlement["shared"] = [list(s) for s in result.shared]
     if rules.game == "generala":
         order = sorted(range(len(sheet.sides)), key=lambda s: (result.places[s], s))
         settlement["game_winners"] = list(result.game_winners)
@@ -60,8 +66,31 @@ def settle_report(
     return report
 
 
+def points_json(p: Points | Fraction) -> int | float:
+    """Points for JSON: an int, or a decimal for a part point (halves are exact)."""
+    return p if isinstance(p, int) else int(p) if p.denominator == 1 else float(p)
+
+
+def points_from_json(p: int | float) -> Points:
+    """Points read back from JSON exactly (part points are halves, or thirds at most)."""
+    exact = Fraction(p).limit_denominator(1000)
+    return int(exact) if exact.denominator == 1 else exact
+
+
+def signed_points(p: int | float | Fraction) -> str:
+    """+3, -5.5, 0; a third (four or more sides splitting) as +1/3."""
+    if not p:
+        return "0"
+    exact = Fraction(p).limit_denominator(1000)
+    if exact.denominator == 1:
+        return f"{int(exact):+d}"
+    if exact.denominator == 2:
+        return f"{float(exact):+.1f}"
+    return f"{'+' if exact > 0 else '-'}{abs(exact)}"
+
+
 def money_report(
-    sheet: Sheet, points: list[int] | tuple[int, ...], stake_cents: int, currency: str
+    sheet: Sheet, points: list[Points] | tuple[Points, ...], stake_cents: int, currency: str
 ) -> dict[str, Any]:
     """Amounts per side (what each member is shown) and per player; transfers between players."""
     amounts = money.side_amounts(points, stake_cents)
@@ -94,13 +123,23 @@ def balance_report(
     """
     games = [settle(s) for s in sheets]
     points = money.running_balance(
-        money.player_amounts([side.members for side in sheet.sides], g.points)
+        money.player_points([side.members for side in sheet.sides], g.points)
         for sheet, g in zip(sheets, games, strict=True)
     )
-    out: dict[str, Any] = {"players": dict(sorted(points.items(), key=lambda kv: -kv[1]))}
+    ranked = sorted(points.items(), key=lambda kv: -kv[1])
+    out: dict[str, Any] = {"players": {name: points_json(p) for name, p in ranked}}
     if stake is not None:
         cents = money.parse_stake(stake)
-        players = {name: p * cents for name, p in out["players"].items()}
+        players = {name: Fraction(p) * cents for name, p in ranked}
+        if all(c.denominator == 1 for c in players.values()):
+            players = {name: int(c) for name, c in players.items()}
+        else:
+            # Part cents: round per game as each game's money report pays, then add up.
+            summed = money.running_balance(
+                money.player_amounts([side.members for side in sheet.sides],
+                                     money.side_amounts(g.points, cents))
+                for sheet, g in zip(sheets, games, strict=True))
+            players = {name: summed[name] for name, _ in ranked}
         out["money"] = {
             "stake": str(money.to_money(cents)),
             "currency": currency,

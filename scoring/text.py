@@ -9,7 +9,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scoring.dice import POKER_CATEGORIES
+from scoring.house import HouseRules, default_for
 from scoring.model import STRUCK, Sheet, column_name
+from scoring.report import signed_points as _signed
 from scoring.rulesets import Ruleset
 from scoring.validate import EMPTY, column_place, describe_allowed, game_name
 
@@ -25,7 +27,7 @@ WORDS: dict[str, dict[str, str]] = {
            "sides": "Parteien", "players_or_pairs": "Spieler oder Paare",
            "ranking": "Rangliste", "balance": "Gesamtstand", "served": "serviert",
            "hand": "Start-Poker", "wins": "gewinnt", "tie": "Gleichstand: neu würfeln",
-           "requires": "erst nach"},
+           "requires": "erst nach", "house": "Hausregeln", "shared": "geteilt"},
     "en": {"total": "Total", "written": "written", "winners": "Column winners",
            "nobody": "nobody (tie)", "points": "Game points", "money": "Money",
            "per_point": "per game point", "transfers": "Payments", "none": "none",
@@ -35,7 +37,7 @@ WORDS: dict[str, dict[str, str]] = {
            "sides": "sides", "players_or_pairs": "players or pairs",
            "ranking": "Ranking", "balance": "Running balance", "served": "served",
            "hand": "Start poker", "wins": "wins", "tie": "tie: roll again",
-           "requires": "only after"},
+           "requires": "only after", "house": "House rules", "shared": "split"},
     "es": {"total": "Total", "written": "escrito", "winners": "Ganadores de columna",
            "nobody": "nadie (empate)", "points": "Puntos de partida", "money": "Dinero",
            "per_point": "por punto", "transfers": "Pagos", "none": "ninguno",
@@ -45,7 +47,8 @@ WORDS: dict[str, dict[str, str]] = {
            "pairs": "parejas", "sides": "equipos", "players_or_pairs": "jugadores o parejas",
            "ranking": "Clasificación", "balance": "Saldo acumulado", "served": "servido",
            "hand": "Start-Poker", "wins": "gana", "tie": "empate: tirar de nuevo",
-           "requires": "solo después de"},
+           "requires": "solo después de", "house": "Reglas de la casa",
+           "shared": "repartida"},
 }
 
 # Start-Poker hands by their id (dice.POKER_CATEGORIES, what --json prints); de as Piatnik.
@@ -70,10 +73,6 @@ def _cell_text(cell: object) -> str:
     if cell is STRUCK:
         return "x"
     return str(cell)
-
-
-def _signed(n: int) -> str:
-    return f"{n:+d}" if n else "0"
 
 
 def format_report(sheet: Sheet, report: Mapping[str, Any], lang: str = "de") -> str:
@@ -105,13 +104,20 @@ def format_report(sheet: Sheet, report: Mapping[str, Any], lang: str = "de") -> 
         lines.append(f"{w['ranking']}: " + ", ".join(
             f"{r['place']}. {r['name']} ({r['total']})" for r in st["ranking"]))
     elif rules.columns > 1:
+        shared = st.get("shared") or [[] for _ in st["winners"]]
         lines.append(f"{w['winners']}: " + ", ".join(
-            f"{column_name(c)} {w['nobody'] if v is None else names[v]}"
-            for c, v in enumerate(st["winners"])))
+            f"{column_name(c)} " + (names[v] if v is not None else
+                                    "+".join(names[i] for i in sh) + f" ({w['shared']})"
+                                    if sh else w["nobody"])
+            for c, (v, sh) in enumerate(zip(st["winners"], shared, strict=True))))
         if st["all_columns"] is not None:
             lines[-1] += f" ({w['all']}: {names[st['all_columns']]})"
     lines.append(f"{w['points']}: " + ", ".join(
         f"{n} {_signed(p)}" for n, p in zip(names, st["points"], strict=True)))
+    if "house_rules" in st:
+        terms = HouseRules(**{**st["house_rules"],
+                              "column_points": tuple(st["house_rules"]["column_points"])})
+        lines.append(f"{w['house']}: {terms.describe(lang)}")
     if "money" in report:
         m = report["money"]
         cur = m["currency"]
@@ -161,16 +167,25 @@ def format_problems(problems: Sequence[Mapping[str, Any]], sheet: Sheet, lang: s
     return lines
 
 
-def format_rules(rules: Ruleset, lang: str = "de") -> str:
+def format_rules(rules: Ruleset, lang: str = "de", house: HouseRules | None = None) -> str:
+    """The rows and allowed values; for Escalero the settlement terms (`house`, default
+    Piatnik's for the variants) on the second and third lines."""
     w = WORDS[lang]
     width = max(len(r.labels.get(lang)) for r in rules.rows) + 2
     who = w["players_or_pairs"] if rules.game == "escalero" else w["players"]
+    terms = (house or default_for(rules)).for_columns(rules.columns) \
+        if rules.game == "escalero" else None
+    weights = terms.column_points if terms else rules.column_weights
+    bonus = terms.all_three_bonus if terms and rules.columns > 1 else 0
     lines = [_game(rules, lang),
              f"{w['columns']}: {rules.columns}, {w['weights']} "
-             f"{'-'.join(map(str, rules.column_weights))}"
-             + (f", {w['bonus']} +{rules.all_columns_bonus}" if rules.all_columns_bonus else "")
-             + f"; {rules.min_sides}-{rules.max_sides} {who}",
-             ""]
+             f"{'-'.join(map(str, weights))}"
+             + (f", {w['bonus']} +{bonus}" if bonus else "")
+             + f"; {rules.min_sides}-{rules.max_sides} {who}"]
+    if terms:
+        name = f" ({terms.preset})" if terms.preset else ""
+        lines.append(f"{w['house']}{name}: {terms.describe(lang)}")
+    lines.append("")
     for r in rules.rows:
         face = f" ({r.face})" if r.face and r.face != r.labels.get(lang) else ""
         label = r.labels.get(lang) + face

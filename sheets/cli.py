@@ -15,6 +15,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from scoring.cli import add_house_options, house_override
+from scoring.errors import UsageError
+from scoring.house import default_for
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 from sheets.layout import PAPERS, LayoutSpec, SheetOptionError, build_layout
 from sheets.render import BACKS, SheetText, page_geometry, render_pdf
@@ -90,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--serial", help="serial base (letters/digits) instead of a random one")
     p.add_argument("-o", "--output", required=True, type=Path, help="PDF file to write")
     p.add_argument("--layout-json", type=Path, help="also write the layout as JSON")
+    add_house_options(p)
     p.set_defaults(func=run)
 
 
@@ -108,9 +112,17 @@ def run(args: argparse.Namespace) -> int:
     layout = build_layout(block.spec)
     page_w, page_h, offsets = page_geometry(layout, args.two_up)
     serials = make_serials(args.pages * len(offsets), args.serial)
+    override = house_override(args)
+    house = None
+    if override is not None:
+        if args.game != "escalero":
+            raise UsageError("house rules apply to Escalero only; drop --house-rules and "
+                             "its flags")
+        rules = layout.ruleset
+        house = override.apply(default_for(rules), rules.columns)
 
-    pdf = render_pdf(layout, serials, SheetText(args.lang, block.names), two_up=args.two_up,
-                     back=args.back, players=block.players)
+    pdf = render_pdf(layout, serials, SheetText(args.lang, block.names, house),
+                     two_up=args.two_up, back=args.back, players=block.players)
     _write(args.output, pdf)
     if args.layout_json:
         data = layout.to_json()

@@ -21,6 +21,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
+from scoring.house import HouseRules
 from sheets import back as back_page
 from sheets import texts
 from sheets.layout import (
@@ -55,10 +56,12 @@ def qr_modules(text: str) -> list[list[bool]]:
 
 @dataclass(frozen=True)
 class SheetText:
-    """What a page prints that is not geometry: language and names (side -> members)."""
+    """What a page prints that is not geometry: language, names (side -> members) and the
+    house rules stated in the footer (None: Piatnik's)."""
 
     lang: str = "de"
     names: tuple[tuple[str, ...], ...] = ()
+    house: HouseRules | None = None
 
 
 class Pen:
@@ -175,7 +178,7 @@ def _draw_static(pen: Pen, layout: Layout, text: SheetText) -> None:
 
     legend = layout.legend
     c.setFillColor(MUTED)
-    for k, line in enumerate(texts.legend(rules, text.lang)):
+    for k, line in enumerate(texts.legend(rules, text.lang, text.house)):
         pen.text(legend.centre[0], legend.y + 4 + k * 3.4, line, 7, align="centre",
                  max_w=legend.w)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scoring.errors import UnknownRulesError
+from scoring.house import HouseRules, default_for
 from scoring.rulesets import LANGUAGES, Ruleset
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ _STRINGS = {
         "pairs": "Paare", "points": "Partiepunkte", "point": "Partiepunkt", "all": "alle drei",
         "winner": "Sieger",
         "columns": "Kolonnen", "from_each": "von jedem Gegner",
+        "terms": "Partiepunkte von jedem Gegner",
         "served_long": "serv. = serviert (alle fünf in einem Wurf)",
         "struck": "gestrichen: Strich oder 0",
         "highest": "Höchste Summe gewinnt",
@@ -33,6 +35,7 @@ _STRINGS = {
         "pairs": "pairs", "points": "points", "point": "point", "all": "all three",
         "winner": "Winner",
         "columns": "Columns", "from_each": "from each opponent",
+        "terms": "Points from each opponent",
         "served_long": "served = all five in one roll",
         "struck": "struck: a dash or 0",
         "highest": "Highest total wins",
@@ -45,6 +48,7 @@ _STRINGS = {
         "pairs": "parejas", "points": "puntos", "point": "punto", "all": "las tres",
         "winner": "Ganador",
         "columns": "Columnas", "from_each": "de cada rival",
+        "terms": "Puntos de cada rival",
         "served_long": "serv. = servido (los cinco en una tirada)",
         "struck": "tachado: raya o 0",
         "highest": "Gana el total más alto",
@@ -108,21 +112,22 @@ def row_label(rules: Ruleset, row_id: str, lang: str) -> tuple[str, str, str]:
     return name, plain, ""
 
 
-def legend(rules: Ruleset, lang: str) -> list[str]:
-    """Two or three short lines: how columns pay, what served and struck mean."""
+def legend(rules: Ruleset, lang: str, house: HouseRules | None = None) -> list[str]:
+    """Two or three short lines: the terms in force (`house`, default Piatnik's for the
+    variants), what served and struck mean."""
     t = strings(lang)
     lines = []
     if rules.game == "escalero":
-        weights = rules.column_weights
-        if len(weights) > 1:
-            pay = ", ".join(f"{ROMAN[i]} = {w}" for i, w in enumerate(weights))
-            line = f"{t['columns']}: {pay} {t['points']}"
-            if rules.all_columns_bonus:
-                line += f", {t['all']} = {sum(weights) + rules.all_columns_bonus}"
-            lines.append(f"{line} ({t['from_each']})")
+        terms = (house or default_for(rules)).for_columns(rules.columns)
+        if rules.columns > 1:
+            lines.append(f"{t['terms']}: {terms.describe(lang)}")
         else:
-            unit = t["point"] if weights[0] == 1 else t["points"]
-            lines.append(f"{t['winner']}: {weights[0]} {unit} {t['from_each']}")
+            weight = terms.column_points[0]
+            unit = t["point"] if weight == 1 else t["points"]
+            line = f"{t['winner']}: {weight} {unit} {t['from_each']}"
+            if terms.split_ties:
+                line += " · " + terms.describe(lang).split(" · ")[-1]
+            lines.append(line)
     else:
         lines.append(t["highest"])
     bonuses: dict[int, list[str]] = {}

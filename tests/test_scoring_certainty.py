@@ -4,6 +4,7 @@ player meets (one cell decides, many cells cannot matter, a tie, an unfinished s
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from scoring.certainty import (
     payout_certainty,
     top_sets,
 )
+from scoring.house import PRESETS
 from scoring.model import Sheet, cell_points, with_cell
 from scoring.rulesets import get_ruleset
 from scoring.settle import settle
@@ -105,6 +107,16 @@ def _random_case(seed: int, sides: int, unsure: int, game: str = "escalero"
 @given(seed=st.integers(0, 10_000), sides=st.integers(2, 3), unsure=st.integers(0, 4))
 def test_confidence_equals_brute_force_escalero(seed: int, sides: int, unsure: int) -> None:
     sheet, beliefs = _random_case(seed, sides, unsure)
+    got = payout_certainty(sheet, beliefs).confidence
+    assert got == pytest.approx(_brute(sheet, beliefs), abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), unsure=st.integers(1, 4))
+def test_confidence_equals_brute_force_with_split_ties(seed: int, unsure: int) -> None:
+    """House rules that split tied columns: the payout hangs on the same top sets."""
+    sheet, beliefs = _random_case(seed, 3, unsure)
+    sheet = replace(sheet, house_rules=PRESETS["wirtshaus"])
     got = payout_certainty(sheet, beliefs).confidence
     assert got == pytest.approx(_brute(sheet, beliefs), abs=1e-9)
 

@@ -8,11 +8,12 @@ from itertools import permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scoring.house import PIATNIK, HouseRules, default_for
 from scoring.model import Sheet
-from scoring.money import fewest_transfers, player_amounts, side_amounts
-from scoring.report import settle_report
+from scoring.money import fewest_transfers, player_amounts, player_points, side_amounts
+from scoring.report import points_from_json, settle_report
 from scoring.rulesets import get_ruleset
-from scoring.settle import escalero_points, generala_points
+from scoring.settle import escalero_points, generala_points, settle_totals
 
 RULESETS = [get_ruleset("escalero", v) for v in ((), ("one-column",), ("weights-123",))]
 TOTAL = st.integers(min_value=0, max_value=60)  # small range: ties happen often
@@ -113,6 +114,81 @@ def test_money_per_player_sums_to_zero(game: tuple, stake: int, data: st.DataObj
                 assert all(players[n] == amount for n in names)
 
 
+# --- house rules -----------------------------------------------------------------------------
+
+HOUSE = st.builds(
+    HouseRules,
+    column_points=st.lists(st.integers(1, 100), min_size=3, max_size=3, unique=True).map(
+        lambda xs: tuple(sorted(xs))),
+    all_three_bonus=st.integers(0, 10),
+    split_ties=st.booleans(),
+)
+
+
+def classic_points(totals: list[list[int]], weights: tuple[int, ...], bonus: int) -> list[int]:
+    """RULES.md's settlement as written there, independently of scoring.settle."""
+    n = len(totals)
+    points = [0] * n
+    won: list[int | None] = []
+    for c, w in enumerate(weights):
+        column = [t[c] for t in totals]
+        top = [s for s in range(n) if column[s] == max(column)]
+        won.append(top[0] if len(top) == 1 else None)
+        if len(top) == 1:
+            points = [p + w * (n - 1) if s == top[0] else p - w for s, p in enumerate(points)]
+    if len(weights) > 1 and won[0] is not None and won.count(won[0]) == len(won):
+        points = [p + bonus * (n - 1) if s == won[0] else p - bonus
+                  for s, p in enumerate(points)]
+    return points
+
+
+@settings(max_examples=300, deadline=None)
+@given(escalero_game())
+def test_default_terms_give_todays_results(game: tuple) -> None:
+    totals, weights, bonus = game
+    rules = next(r for r in RULESETS if r.column_weights == weights)
+    today = settle_totals(rules, totals)
+    assert list(today.points) == classic_points(totals, weights, bonus)
+    assert all(type(p) is int for p in today.points)
+    assert settle_totals(rules, totals, default_for(rules)) == today
+    if weights == (1, 2, 4):
+        assert settle_totals(rules, totals, PIATNIK) == today
+
+
+@settings(max_examples=300, deadline=None)
+@given(escalero_game(), HOUSE, st.randoms(use_true_random=False))
+def test_any_terms_sum_to_zero_and_ignore_side_order(game: tuple, house: HouseRules,
+                                                    rnd) -> None:
+    totals, weights, _ = game
+    rules = next(r for r in RULESETS if r.column_weights == weights)
+    result = settle_totals(rules, totals, house)
+    assert sum(result.points) == 0
+    assert all(type(p) is int or p.denominator > 1 for p in result.points)
+    order = list(range(len(totals)))
+    rnd.shuffle(order)
+    permuted = settle_totals(rules, [totals[i] for i in order], house)
+    assert list(permuted.points) == [result.points[i] for i in order]
+    if not house.split_ties:  # without splitting, the bonus and points are the classic ones
+        cp = house.for_columns(rules.columns).column_points
+        assert list(result.points) == classic_points(totals, cp, house.all_three_bonus)
+
+
+@settings(max_examples=200, deadline=None)
+@given(escalero_game(), HOUSE, st.integers(0, 500), st.data())
+def test_part_points_pay_whole_cents_summing_to_zero(game: tuple, house: HouseRules,
+                                                     stake: int, data: st.DataObject) -> None:
+    totals, weights, _ = game
+    rules = next(r for r in RULESETS if r.column_weights == weights)
+    points = settle_totals(rules, totals, house).points
+    amounts = side_amounts(points, stake)
+    assert sum(amounts) == 0
+    assert all(abs(a - p * stake) < 1 for a, p in zip(amounts, points, strict=True))
+    sizes = data.draw(st.lists(st.integers(1, 2), min_size=len(totals), max_size=len(totals)))
+    members = [[f"p{s}_{m}" for m in range(k)] for s, k in enumerate(sizes)]
+    assert sum(player_amounts(members, amounts).values()) == 0
+    assert sum(player_points(members, points).values()) == 0
+
+
 # --- whole sheets through settle_report ------------------------------------------------------
 
 SHEET_RULES = [get_ruleset("escalero", v) for v in ((), ("strasse-25", "doppel-grande"),
@@ -130,7 +206,10 @@ def sheets(draw: st.DrawFn) -> dict:
         columns = [draw(st.fixed_dictionaries({}, optional=cell)) for _ in range(rules.columns)]
         sides.append({"name": f"S{s}", "members": [f"S{s}a", f"S{s}b"][: draw(st.integers(1, 2))],
                       "columns": columns})
-    return {"game": rules.game, "variant": list(rules.variants), "sides": sides}
+    out = {"game": rules.game, "variant": list(rules.variants), "sides": sides}
+    if rules.game == "escalero" and draw(st.booleans()):
+        out["house_rules"] = draw(HOUSE).to_json()
+    return out
 
 
 @settings(max_examples=120, deadline=None)
@@ -140,7 +219,7 @@ def test_sheet_reports(obj: dict, rnd) -> None:
     assert Sheet.from_json(sheet.to_json()) == sheet
     report = settle_report(sheet, "0.30")
     st_ = report["settlement"]
-    assert sum(st_["points"]) == 0
+    assert sum(points_from_json(p) for p in st_["points"]) == 0
     money = report["money"]
     cents = {n: round(Decimal(a) * 100) for n, a in money["players"].items()}
     assert sum(cents.values()) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scoring.errors import UnknownRulesError
+from scoring.house import PRESETS, HouseRules
 from scoring.rulesets import LANGUAGES, get_ruleset
 from sheets import texts
 
@@ -32,8 +33,8 @@ def test_escalero_labels_piatnik_style():
 
 def test_legend_follows_the_ruleset():
     assert texts.legend(get_ruleset("escalero"), "de")[0] == (
-        "Kolonnen: I = 1, II = 2, III = 4 Partiepunkte, alle drei = 9 (von jedem Gegner)")
-    assert "III = 3 points, all three = 8" in texts.legend(
+        "Partiepunkte von jedem Gegner: Kolonnen 1/2/4 · alle drei +2 · Gleichstand oben: niemand")
+    assert "Columns 1/2/3 · all three +2" in texts.legend(
         get_ruleset("escalero", ("weights-123",)), "en")[0]
     assert "Grande +30" in texts.legend(get_ruleset("escalero"), "de")[1]
     dg = texts.legend(get_ruleset("escalero", ("doppel-grande",)), "de")[1]
@@ -68,3 +69,13 @@ def test_spanish_words():
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_language_has_every_string(lang):
     assert texts.strings(lang).keys() == texts.strings("de").keys()
+
+
+def test_footer_states_the_house_rules_in_force():
+    wirtshaus = texts.legend(get_ruleset("escalero"), "de", PRESETS["wirtshaus"])[0]
+    assert wirtshaus == ("Partiepunkte von jedem Gegner: Kolonnen 1/2/4 · alle drei +3 · "
+                         "Gleichstand oben geteilt")
+    custom = HouseRules(column_points=(1, 3, 5), all_three_bonus=0)
+    assert "Columns 1/3/5 · all three +0" in texts.legend(get_ruleset("escalero"), "en", custom)[0]
+    one = texts.legend(get_ruleset("escalero", ("one-column",)), "de", PRESETS["wirtshaus"])[0]
+    assert one == "Sieger: 1 Partiepunkt von jedem Gegner · Gleichstand oben geteilt"

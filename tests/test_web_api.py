@@ -399,3 +399,26 @@ def test_names_are_escaped_on_pages(client: TestClient) -> None:
     assert client.post("/api/ledger", json={"sheet": evil}).status_code == 201
     page = client.get("/ledger").text
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)" in page
+
+
+def test_house_rules_settle_save_and_show(client: TestClient) -> None:
+    rules = client.get("/api/rules").json()
+    assert rules["house_rules"] == {"column_points": [1, 2, 4], "all_three_bonus": 2,
+                                    "split_ties": False}
+    assert set(rules["house_presets"]) == {"piatnik", "wirtshaus"}
+    assert client.get("/api/rules?game=generala").json()["house_rules"] is None
+    tie = sheet(nines=2)  # Anna and Ben tie column I; Ben wins II
+    plain = client.post("/api/settle", json={"sheet": tie}).json()["settlement"]
+    split = client.post("/api/settle", json={"sheet": {**tie, "house_rules": {
+        "split_ties": True}}}).json()["settlement"]
+    assert plain["points"] == [-2, 2] and split["points"] == [-2, 2]  # two sides: no change
+    assert split["terms"].endswith("Gleichstand oben geteilt")
+    bad = client.post("/api/settle", json={"sheet": {**tie, "house_rules": {
+        "column_points": [4, 2, 1]}}})
+    assert bad.status_code == 400 and "must ascend" in bad.json()["error"]
+    saved = client.post("/api/ledger", json={"sheet": {**sheet("H-1"), "house_rules": {
+        "all_three_bonus": 5}}, "stake": "0.50"})
+    assert saved.status_code == 201
+    (game,) = client.get("/api/ledger").json()["games"]
+    assert game["house_rules"]["all_three_bonus"] == 5
+    assert "Kolonnen 1/2/4 · alle drei +5" in client.get("/ledger").text

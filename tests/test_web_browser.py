@@ -350,3 +350,45 @@ def test_scan_answer_the_cells_the_payout_hangs_on_then_save(page, shots: Path,
     page.wait_for_selector("#settle-status.good")
     assert len(page.request.get(server + "/api/ledger").json()["games"]) == before + 1
     assert not any("nicht sicher" in m for m in dialogs)
+
+
+def test_tafel_house_rules_change_the_settlement_and_stay_with_the_table(page, shots: Path
+                                                                          ) -> None:
+    page.goto(page.base + "/tafel")
+    page.wait_for_selector("#setup-variants input")
+    page.fill("#players", "Anna\nBen\nCleo")
+    page.click("#setup button[type=submit]")
+    cell = "input[data-key='{}']".format
+    points = "document.querySelector(\"td[data-points='{}']\").textContent === '{}'".format
+    page.fill(cell("0/0/nines"), "3")
+    page.fill(cell("1/0/nines"), "3")
+    page.fill(cell("2/0/nines"), "1")
+    page.wait_for_function(points(2, "0"))  # Piatnik: a tie at the top pays nobody
+    assert page.locator("#house-terms").inner_text().startswith("Kolonnen 1/2/4 · alle drei +2")
+    page.click("#house summary")
+    page.check("#house-split")
+    page.wait_for_function(points(2, "-1"))
+    assert page.locator("td[data-points='0']").inner_text() == "+0.5"
+    assert page.locator("#house-preset").input_value() == "custom"
+    page.select_option("#house-preset", "wirtshaus")
+    page.wait_for_function("document.querySelector('#house-terms').textContent"
+                           ".includes('alle drei +3')")
+    no_sideways_scroll(page)
+    snap(page, shots, "8-tafel-house-rules")
+    # The same table's next game starts with its terms.
+    page.once("dialog", lambda d: d.accept())
+    page.click("#new-game")
+    page.click("#setup button[type=submit]")
+    page.wait_for_function("document.querySelector('#house-terms').textContent"
+                           ".includes('alle drei +3')")
+    assert page.locator("#house-preset").input_value() == "wirtshaus"
+    page.fill(cell("0/0/nines"), "3")
+    page.fill(cell("1/0/nines"), "3")
+    page.fill(cell("2/0/nines"), "1")
+    page.wait_for_function(points(2, "-1"))
+    page.fill("#stake", "0.50")
+    page.click("#save")
+    page.wait_for_selector("#status.good")
+    page.goto(page.base + "/ledger")
+    assert "Gleichstand oben geteilt" in page.locator("ul.games").inner_text()
+    assert "Anna +0.5" in page.locator("ul.games").inner_text()

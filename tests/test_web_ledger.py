@@ -164,3 +164,60 @@ def test_unwritable_ledger_gives_a_clear_message(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     with pytest.raises(LedgerError, match="choose a writable file with --db"):
         Ledger(blocker / "ledger.sqlite3")
+
+
+def _split_game(serial: str, stake_cents: int = 1):
+    """Anna and Ben tie at the top of column I, Cleo below; Cleo wins II and III."""
+    obj = {"game": "escalero", "serial": serial, "house_rules": "wirtshaus", "sides": [
+        {"name": "Anna", "columns": [{"nines": 5}, {}, {}]},
+        {"name": "Ben", "columns": [{"nines": 5}, {}, {}]},
+        {"name": "Cleo", "columns": [{"nines": 1}, {"nines": 1}, {"nines": 1}]},
+    ]}
+    report = settle_report(Sheet.from_json(obj), f"{stake_cents / 100:.2f}")
+    return build_record(Sheet.from_json(obj).to_json(), report, stake_cents, "EUR",
+                        datetime(2026, 11, 28, 21, tzinfo=TZ))
+
+
+def test_ledger_keeps_the_terms_and_half_points(ledger: Ledger) -> None:
+    ledger.save(record("A-001"))
+    ledger.save(_split_game("H-001"))
+    ledger.save(_split_game("H-002"))
+    newest, _, oldest = ledger.games()
+    assert newest["house_rules"] == {"column_points": [1, 2, 4], "all_three_bonus": 3,
+                                     "split_ties": True}
+    assert newest["terms"] == "Kolonnen 1/2/4 · alle drei +3 · Gleichstand oben geteilt"
+    assert oldest["terms"].startswith("Kolonnen 1/2/4 · alle drei +2")
+    # Column I: Anna and Ben +0.5 each; II and III: Cleo +12, Anna and Ben -6 each.
+    assert {p["player"]: p["points_text"] for p in newest["players"]} == {
+        "Anna": "-5.5", "Ben": "-5.5", "Cleo": "+11"}
+    balances = {b.player: (b.points, b.points_text, b.cents) for b in ledger.balances()}
+    # One cent per point: the first -5.5 pays 5 cents, the second 6 (the sum stays 0).
+    assert balances["Anna"][:2] == (-12, "-12") and balances["Ben"][:2] == (-10, "-10")
+    assert balances["Cleo"][:2] == (22, "+22")
+    assert sum(b.cents for b in ledger.balances()) == 0
+    assert ",Columns 1/2/4 · all three +3 · ties at the top split" in ledger.csv_text()
+
+
+def test_a_ledger_from_before_house_rules_gains_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        CREATE TABLE games (id INTEGER PRIMARY KEY, saved_at TEXT NOT NULL,
+            evening TEXT NOT NULL, serial TEXT, game TEXT NOT NULL, variants TEXT NOT NULL,
+            stake_cents INTEGER NOT NULL, currency TEXT NOT NULL, sheet_json TEXT NOT NULL,
+            report_json TEXT NOT NULL);
+        CREATE TABLE results (game_id INTEGER NOT NULL, player TEXT NOT NULL,
+            side INTEGER NOT NULL, points INTEGER NOT NULL, cents INTEGER NOT NULL,
+            PRIMARY KEY (game_id, player));
+        INSERT INTO games VALUES (1, '2026-11-01T21:00:00+01:00', '2026-11-01', NULL,
+            'escalero', 'weights-123', 50, 'EUR', '{}', '{}');
+        INSERT INTO results VALUES (1, 'Anna', 0, 8, 400), (1, 'Ben', 1, -8, -400);
+    """)
+    conn.commit()
+    conn.close()
+    ledger = Ledger(path)
+    (old,) = ledger.games()
+    assert old["house_rules"]["column_points"] == [1, 2, 3]
+    assert old["terms"] == "Kolonnen 1/2/3 · alle drei +2 · Gleichstand oben: niemand"
+    ledger.save(_split_game("N-001"))
+    assert len(ledger.games()) == 2

@@ -21,6 +21,7 @@ from scoring.errors import (
     ToolMissingError,
     UsageError,
 )
+from scoring.house import PRESETS, default_for
 from scoring.model import Sheet, column_name
 from scoring.money import parse_stake, to_money
 from scoring.report import settle_report
@@ -54,6 +55,10 @@ def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
         ],
         "games": list(GAMES),
         "all_variants": list(ESCALERO_VARIANTS) if rules.game == "escalero" else [],
+        # The Tafel's settings panel: the terms a sheet without house rules gets, and presets.
+        "house_rules": default_for(rules).to_json() if rules.game == "escalero" else None,
+        "house_presets": {name: terms.to_json() for name, terms in PRESETS.items()}
+        if rules.game == "escalero" else {},
     }
 
 

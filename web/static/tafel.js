@@ -3,6 +3,7 @@
 "use strict";
 
 const STORE = "escalero.tafel";
+const HOUSE = "escalero.house.";  // + the table's player names: its house rules
 const $ = (id) => document.getElementById(id);
 let editor = null;
 let settler = null;
@@ -26,8 +27,64 @@ function changed() {
   settler.schedule(body());
 }
 
+// A table is its players: the same names (in any order) get their terms back.
+function tableKey(sheet) {
+  return HOUSE + sheet.sides.map((side) => side.name).sort().join("|");
+}
+
+function rememberedTerms(sheet) {
+  try { return JSON.parse(localStorage.getItem(tableKey(sheet)) || "null"); } catch (e) { return null; }
+}
+
+const sameTerms = (a, b) => a.all_three_bonus === b.all_three_bonus &&
+  a.split_ties === b.split_ties && a.column_points.join("/") === b.column_points.join("/");
+
+// The settings panel: edits sheet.house_rules; the server checks and settles with them.
+function houseForm(rules) {
+  $("house").hidden = !rules.house_rules;
+  if (!rules.house_rules) return;
+  const oneColumn = rules.columns === 1;
+  $("house-points-field").hidden = oneColumn;
+  $("house-bonus-field").hidden = oneColumn;
+  const show = (terms) => {
+    terms.column_points.forEach((p, i) => { if (i < 3) $("house-p" + i).value = p; });
+    $("house-bonus").value = terms.all_three_bonus;
+    $("house-split").checked = !!terms.split_ties;
+    const named = Object.entries(rules.house_presets).find(([, p]) => oneColumn
+      ? p.split_ties === terms.split_ties : sameTerms(p, terms));
+    $("house-preset").value = named ? named[0] : "custom";
+  };
+  const read = () => ({
+    column_points: oneColumn ? rules.house_rules.column_points.slice()
+      : [0, 1, 2].map((i) => parseInt($("house-p" + i).value, 10)),
+    all_three_bonus: parseInt($("house-bonus").value, 10),
+    split_ties: $("house-split").checked,
+  });
+  const apply = () => {
+    const terms = read();
+    editor.sheet.house_rules = terms;
+    localStorage.setItem(tableKey(editor.sheet), JSON.stringify(terms));
+    show(terms);
+    changed();
+  };
+  show(editor.sheet.house_rules || rules.house_rules);
+  $("house-preset").onchange = () => {
+    const preset = rules.house_presets[$("house-preset").value];
+    if (preset) show({ ...preset, column_points: oneColumn
+      ? rules.house_rules.column_points : preset.column_points });
+    apply();
+  };
+  for (const id of ["house-p0", "house-p1", "house-p2", "house-bonus", "house-split"]) {
+    $(id).onchange = apply;
+  }
+}
+
 async function startGame(sheet, stake, currency) {
   const rules = await fetchRules(sheet.game, sheet.variant || []);
+  if (rules.house_rules && !sheet.house_rules) {
+    const remembered = rememberedTerms(sheet);
+    if (remembered) sheet.house_rules = remembered;
+  }
   $("setup").hidden = true;
   $("game-view").hidden = false;
   $("stake").value = stake || "";
@@ -38,7 +95,9 @@ async function startGame(sheet, stake, currency) {
     $("status").className = "msg";
     editor.applyReport(report);
     renderSummary($("summary"), report, { hideEmpty: true });
+    $("house-terms").textContent = report.settlement.terms || "";
   }, (message) => { $("status").textContent = message; $("status").className = "msg bad"; });
+  houseForm(rules);
   changed();
 }
 
