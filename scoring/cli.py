@@ -10,6 +10,7 @@ from typing import Any
 from scoring import text
 from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
 from scoring.model import load_sheet
+from scoring.money import check_currency, parse_stake
 from scoring.report import balance_report, settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 from scoring.validate import describe_allowed
@@ -72,6 +73,10 @@ def _print_json(obj: Any) -> None:
 def cmd_settle(args: argparse.Namespace) -> int:
     # Tools read --json: English unless asked; people read the table: German by default.
     lang = args.lang or ("en" if args.json else "de")
+    # Options first: a bad stake is reported before any file is read.
+    args.currency = check_currency(args.currency)
+    if args.stake is not None:
+        parse_stake(args.stake)
     sheets = [load_sheet(f) for f in args.files]
     reports = [settle_report(s, args.stake, args.currency, lang) for s in sheets]
     if len(sheets) == 1:

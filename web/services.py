@@ -22,12 +22,11 @@ from scoring.errors import (
     UsageError,
 )
 from scoring.model import Sheet, column_name
-from scoring.money import parse_stake, to_money
+from scoring.money import check_currency, parse_stake, to_money
 from scoring.report import settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 from scoring.validate import describe_allowed
 
-MAX_CURRENCY_LEN = 8
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
 OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
@@ -58,10 +57,7 @@ def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
 
 
 def clean_currency(text: Any) -> str:
-    currency = str(text or "EUR").strip()
-    if not currency or len(currency) > MAX_CURRENCY_LEN or not currency.isprintable():
-        raise UsageError(f"currency {currency[:20]!r}: give a short code such as EUR")
-    return currency
+    return check_currency(text)
 
 
 def stake_cents(stake: Any) -> int | None:
