@@ -19,11 +19,20 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from scoring.errors import EscaleroError
 from scoring.money import player_amounts, side_amounts, to_money
+
+# SQLite integers are 64-bit: a larger id names no game, a larger amount cannot be stored.
+SQLITE_MAX_INT = 2**63 - 1
+# No real game moves more than this (cents per player); stakes are capped far below it
+# (scoring.money.MAX_STAKE_CENTS), so this only guards the store itself.
+MAX_GAME_CENTS = 10**15
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 # A game saved before this hour (local time) still belongs to the previous evening.
 EVENING_ROLLOVER_HOURS = 6
@@ -166,6 +175,11 @@ class Ledger:
 
     def save(self, record: GameRecord, *, allow_duplicate: bool = False) -> int:
         """Store one game atomically; DuplicateSerialError if its serial is known."""
+        if not 0 <= record.stake_cents <= MAX_GAME_CENTS or any(
+                abs(p.cents) > MAX_GAME_CENTS or abs(p.points) > MAX_GAME_CENTS
+                for p in record.players):
+            raise LedgerError("the amounts of this game are too large to keep; "
+                              "check the stake")
         conn = self._connect()
         try:
             # IMMEDIATE takes the write lock first, so two saves of one serial cannot race.
@@ -192,6 +206,8 @@ class Ledger:
 
     def delete(self, game_id: int) -> bool:
         """Remove one game and its results (one transaction); False if there was none."""
+        if not 0 < game_id <= SQLITE_MAX_INT:
+            return False
         conn = self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -227,40 +243,55 @@ class Ledger:
             "INSERT INTO results (game_id, player, side, points, cents) VALUES (?, ?, ?, ?, ?)",
             [(game_id, p.name, p.side, p.points, p.cents) for p in players])
 
-    def games(self) -> list[dict[str, Any]]:
-        """Every game, newest first, with its players' points and amounts."""
+    def games(self, evening: str | None = None) -> list[dict[str, Any]]:
+        """Every game (or one evening's), newest first, with its players' points and amounts.
+
+        Stored values are read defensively (see _int): no row, however it got into the
+        file, can make the ledger page fail.
+        """
+        where, args = ("WHERE evening = ?", (evening,)) if evening else ("", ())
         with self._read() as conn:
             games = conn.execute(
                 "SELECT id, saved_at, evening, serial, game, variants, stake_cents, currency"
-                " FROM games ORDER BY id DESC").fetchall()
+                f" FROM games {where} ORDER BY id DESC", args).fetchall()
             results = conn.execute(
                 "SELECT game_id, player, side, points, cents FROM results"
                 " ORDER BY game_id, side, rowid").fetchall()
         by_game: dict[int, list[dict[str, Any]]] = {}
         for r in results:
             by_game.setdefault(r["game_id"], []).append(
-                {"player": r["player"], "side": r["side"], "points": r["points"],
-                 "cents": r["cents"], "amount": str(to_money(r["cents"]))})
+                {"player": str(r["player"]), "side": _int(r["side"]),
+                 "points": _int(r["points"]), "cents": _int(r["cents"]),
+                 "amount": str(to_money(_int(r["cents"])))})
         return [
-            {"id": g["id"], "saved_at": g["saved_at"], "evening": g["evening"],
-             "serial": g["serial"], "game": g["game"],
-             "variants": [v for v in g["variants"].split(",") if v],
-             "stake": str(to_money(g["stake_cents"])), "currency": g["currency"],
+            {"id": g["id"], "saved_at": str(g["saved_at"]), "evening": str(g["evening"]),
+             "serial": g["serial"], "game": str(g["game"]),
+             "variants": [v for v in str(g["variants"] or "").split(",") if v],
+             "stake": str(to_money(_int(g["stake_cents"]))), "currency": str(g["currency"]),
              "players": by_game.get(g["id"], [])}
             for g in games
         ]
 
     def balances(self, evening: str | None = None) -> list[Balance]:
-        """Running balance per player (and currency), over all games or one evening."""
+        """Running balance per player (and currency), over all games or one evening.
+
+        Summed in Python, not SQL: SQLite's SUM() fails on 64-bit overflow, and one
+        such row would break every page that shows a balance.
+        """
         where, args = ("WHERE g.evening = ?", (evening,)) if evening else ("", ())
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT r.player, g.currency, COUNT(*) AS games, SUM(r.points) AS points,"
-                " SUM(r.cents) AS cents FROM results r JOIN games g ON g.id = r.game_id "
-                f"{where} GROUP BY r.player, g.currency ORDER BY cents DESC, points DESC,"
-                " r.player", args).fetchall()
-        return [Balance(r["player"], r["games"], r["points"], r["cents"], r["currency"])
-                for r in rows]
+                "SELECT r.player, g.currency, r.points, r.cents FROM results r"
+                f" JOIN games g ON g.id = r.game_id {where}", args).fetchall()
+        totals: dict[tuple[str, str], list[int]] = {}
+        for r in rows:
+            t = totals.setdefault((str(r["player"]), str(r["currency"])), [0, 0, 0])
+            t[0] += 1
+            t[1] += _int(r["points"])
+            t[2] += _int(r["cents"])
+        out = [Balance(player, n, points, cents, currency)
+               for (player, currency), (n, points, cents) in totals.items()]
+        return sorted(out, key=lambda b: (-b.cents, -b.points, b.player))
 
     def evenings(self) -> list[str]:
         with self._read() as conn:
@@ -276,7 +307,27 @@ class Ledger:
                          "player", "side", "points", "amount", "currency"])
         for g in reversed(self.games()):
             for p in g["players"]:
-                writer.writerow([g["id"], g["saved_at"], g["evening"], g["serial"] or "",
-                                 g["game"], " ".join(g["variants"]), p["player"],
-                                 p["side"] + 1, p["points"], p["amount"], g["currency"]])
+                writer.writerow([g["id"], g["saved_at"], g["evening"],
+                                 _csv_text(g["serial"] or ""), _csv_text(g["game"]),
+                                 _csv_text(" ".join(g["variants"])), _csv_text(p["player"]),
+                                 p["side"] + 1, p["points"], p["amount"],
+                                 _csv_text(g["currency"])])
         return out.getvalue()
+
+
+def _int(value: Any) -> int:
+    """A stored integer as int. The schema says INTEGER, but SQLite keeps whatever a
+    writer put there: text or a real becomes its integer value, anything else 0."""
+    if isinstance(value, int):
+        return value
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return 0
+    return int(number) if number.is_finite() and abs(number) <= SQLITE_MAX_INT else 0
+
+
+def _csv_text(text: str) -> str:
+    """A text cell a spreadsheet shows as text, never runs as a formula (OWASP advice)."""
+    text = str(text)
+    return "'" + text if text.startswith(_FORMULA_START) else text

@@ -115,6 +115,33 @@ def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
                       for i in certainty.impacts]}
 
 
+def ledger_record(payload: Any) -> tuple[Any, bool]:
+    """POST /api/ledger's body -> (the GameRecord to save, whether a repeat is confirmed)."""
+    from web.ledger import build_record
+
+    if not isinstance(payload, dict) or "sheet" not in payload:
+        raise InputFileError('send {"sheet": {...}, "stake": "0.50", "currency": "EUR"}')
+    confirm = payload.get("confirm", False)
+    if not isinstance(confirm, bool):
+        raise UsageError('"confirm" must be true or false')
+    sheet = Sheet.from_json(payload["sheet"])
+    cents = stake_cents(payload.get("stake")) or 0
+    currency = clean_currency(payload.get("currency"))
+    report = settle_report(sheet, to_money(cents), currency)
+    return build_record(sheet.to_json(), report, cents, currency), confirm
+
+
+def form_flag(value: Any, what: str) -> bool:
+    """A checkbox or query flag: '1', 'true', 'on', 'yes' are set; '', '0', 'false',
+    'off', 'no' (or absent) are not; anything else is refused rather than guessed."""
+    text = str(value if value is not None else "").strip().lower()
+    if text in ("1", "true", "on", "yes"):
+        return True
+    if text in ("", "0", "false", "off", "no"):
+        return False
+    raise UsageError(f"{what} {text[:20]!r}: give 1 or 0")
+
+
 class _OneAtATime:
     """A recognizer whose read() runs in one thread at a time.
 
@@ -184,7 +211,8 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
 
     game = str(params.get("game") or "escalero")
     variants = tuple(params.get("variants") or ()) if game == "escalero" else ()
-    return plan_block(game, int(players), None, bool(params.get("pairs")), variants,
+    return plan_block(game, int(players), None, form_flag(params.get("pairs"), "pairs"),
+                      variants,
                       str(params.get("paper") or "a4")).spec
 
 
