@@ -294,3 +294,56 @@ def test_json_cap_is_far_above_a_full_sheet() -> None:
                                       "straight", "full_house", "poker", "grande")}] * 3,
          "written_totals": [999, 999, 999]} for _ in range(16)]}, "stake": "0.50"}
     assert len(str(full).encode()) * 2 < web_app.MAX_JSON_BYTES
+
+
+# --- 6. pixels ----------------------------------------------------------------------------
+
+def image_bytes(size: tuple[int, int], fmt: str) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("L", size, 255).save(buf, fmt)
+    return buf.getvalue()
+
+
+def test_a_small_file_of_many_pixels_is_refused_before_decoding(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from scan import pipeline
+
+    def never(*_args: object, **_kw: object) -> None:
+        raise AssertionError("decoded a photo over the pixel budget")
+
+    monkeypatch.setattr(pipeline, "scan_photo", never)
+    bomb = image_bytes((7100, 7100), "PNG")  # 50.4 MP in well under 1 MB
+    assert len(bomb) < 1_000_000
+    r = client.post("/api/scan", content=bomb, headers={"Content-Type": "image/png"})
+    assert r.status_code == 413 and "million pixels" in r.json()["error"]
+
+
+def test_large_jpegs_cost_their_reduced_decoding_size() -> None:
+    from scan.load import WORK_MAX_SIDE
+
+    wide = WORK_MAX_SIDE * 2 + 200
+    assert services.decoded_pixels(image_bytes((wide, 300), "JPEG")) == (wide // 2) * 150
+    assert services.decoded_pixels(image_bytes((wide, 300), "PNG")) == wide * 300
+    assert services.decoded_pixels(b"\xff\xd8\xff garbage") == 0  # scan.load names it
+
+
+def test_the_pixel_budget_makes_big_photos_wait() -> None:
+    import threading
+
+    budget = services.PixelBudget(100)
+    entered = threading.Event()
+
+    def second() -> None:
+        with budget.hold(60):
+            entered.set()
+
+    with budget.hold(60):
+        worker = threading.Thread(target=second)
+        worker.start()
+        assert not entered.wait(0.2)  # 60 + 60 > 100: it waits for the first
+    worker.join(60)
+    assert entered.is_set()
+    with budget.hold(40), budget.hold(60):  # within the budget: no wait
+        pass

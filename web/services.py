@@ -7,16 +7,19 @@ browser never holds a second copy of which values a row allows.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import importlib
+import io
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from scoring.errors import (
     EscaleroError,
     InputFileError,
+    PhotoError,
     SheetNotFoundError,
     ToolMissingError,
     UsageError,
@@ -30,6 +33,10 @@ from scoring.validate import describe_allowed
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
 OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
+# Decoded pixels: one upload may need up to 50 MP (a 48 MP phone HEIC); all scans in
+# flight together up to 100 MP, about 1.5 GB of images. Further uploads wait their turn.
+REQUEST_PIXELS = 50_000_000
+TOTAL_PIXELS = 100_000_000
 
 
 def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
@@ -142,6 +149,10 @@ def form_flag(value: Any, what: str) -> bool:
     raise UsageError(f"{what} {text[:20]!r}: give 1 or 0")
 
 
+class PhotoTooLarge(PhotoError):
+    status = 413
+
+
 class _OneAtATime:
     """A recognizer whose read() runs in one thread at a time.
 
@@ -216,6 +227,56 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
                       str(params.get("paper") or "a4")).spec
 
 
+class PixelBudget:
+    """A counting semaphore over decoded pixels: big photos wait, small ones pass."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._used = 0
+        self._free = threading.Condition()
+
+    @contextlib.contextmanager
+    def hold(self, pixels: int) -> Iterator[None]:
+        pixels = min(pixels, self.total)
+        with self._free:
+            self._free.wait_for(lambda: self._used + pixels <= self.total)
+            self._used += pixels
+        try:
+            yield
+        finally:
+            with self._free:
+                self._used -= pixels
+                self._free.notify_all()
+
+
+_PIXELS = PixelBudget(TOTAL_PIXELS)
+
+
+def decoded_pixels(data: bytes) -> int:
+    """Pixels the scanner will decode, from the header alone (no decoding).
+
+    A JPEG decodes at 1/2, 1/4 or 1/8 size when it is larger than the working size
+    (scan.load uses Pillow's draft mode), so its cost is the reduced size; other formats
+    decode at full size. 0 when the header is unreadable: scan.load then names the problem.
+    """
+    from PIL import Image
+
+    from scan.load import WORK_MAX_SIDE
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            width, height = img.size
+            fmt = img.format
+    except Exception:  # noqa: BLE001 - any header problem is reported by the real decoder
+        return 0
+    if fmt == "JPEG":
+        scale = 1
+        while scale < 8 and max(width, height) // (scale * 2) >= WORK_MAX_SIDE:
+            scale *= 2
+        return (width // scale) * (height // scale)
+    return width * height
+
+
 def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
     """Scan a photo: the scanner's JSON plus the overlay image as a data: URL.
 
@@ -223,8 +284,13 @@ def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
     once (each holds a few hundred MB of images); further uploads wait their turn.
     """
     pipeline = _optional("scan.pipeline", "the photo scanner")
+    pixels = decoded_pixels(data)
+    if pixels > REQUEST_PIXELS:
+        raise PhotoTooLarge(f"the photo has {pixels / 1e6:.0f} million pixels, more than the "
+                            f"{REQUEST_PIXELS / 1e6:.0f} million a scan needs; send the "
+                            "camera's JPEG or a smaller photo")
     try:
-        with _SCAN_SLOTS:
+        with _PIXELS.hold(pixels), _SCAN_SLOTS:
             result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
                                          recognizer=_shared_recognizer())
     except SheetNotFoundError as err:
