@@ -48,8 +48,9 @@ from web.security import (
 from web.uploads import NotAnImage, UploadTooLarge, read_photo, too_large_message
 
 HERE = Path(__file__).parent
-# A 16-side sheet with long names is ~20 kB of JSON; four times that covers any client.
-MAX_JSON_BYTES = 80 * 1024
+# A 16-side sheet with long names is ~20 kB of JSON, a scan's readings (sent back for the
+# payout review) ~4 kB per side: 256 kB covers the largest sheet with room to spare.
+MAX_JSON_BYTES = 256 * 1024
 LANG_COOKIE = "escalero_lang"
 # Reachable without the PIN: the PIN page itself and what it needs to render.
 PIN_FREE = ("/pin", "/static/", "/lang/", "/favicon.ico")
