@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from scoring.errors import EscaleroError
+from scoring.errors import INTERNAL_ERROR, EscaleroError, internal_error
 
 # Modules that add subcommands; a module that is missing (not built yet) is skipped.
 SUBCOMMAND_MODULES = ("scoring.cli", "sheets.cli", "scan.cli", "web.cli")
@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as err:  # noqa: BLE001 - the one catch-all: a bug, never a traceback
+        print(f"escalero {args.command}: {internal_error(err)}", file=sys.stderr)
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":

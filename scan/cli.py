@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from multiprocessing import Pool
+from pathlib import Path
 from typing import Any
 
 from scoring.cli import add_house_options, house_override
-from scoring.errors import EscaleroError
+from scoring.errors import INTERNAL_ERROR, EscaleroError, UsageError, internal_error
 from scoring.model import column_name
+from scoring.money import check_currency, parse_stake
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
 CELL_W = 6
@@ -62,13 +65,31 @@ def _layout_hint(args: argparse.Namespace) -> Any:
 
 
 def _options(args: argparse.Namespace) -> Any:
+    """ScanOptions from the command line, every option checked before any photo is read."""
     from scan.pipeline import ScanOptions
 
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give 1 or more")
+    currency = check_currency(args.currency)
+    if args.stake is not None:
+        parse_stake(args.stake)
+    if args.debug is not None:
+        _check_debug_dir(Path(args.debug))
     names = tuple(n.strip() for n in (args.names or "").split(",") if n.strip())
     return ScanOptions(recognizer=args.recognizer, layout=_layout_hint(args),
                        debug_dir=None, names=names, stake=args.stake,
-                       currency=args.currency, lang=args.lang or ("en" if args.json else "de"),
+                       currency=currency, lang=args.lang or ("en" if args.json else "de"),
                        house=house_override(args))
+
+
+def _check_debug_dir(directory: Path) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        why = "it is a file" if directory.is_file() else (err.strerror or "cannot create it")
+        raise UsageError(f"--debug {directory}: {why}; give a directory to write into") from None
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"--debug {directory}: not writable; give a directory to write into")
 
 
 # The scan table's own words (the payout's words come from scoring.text).
@@ -185,7 +206,6 @@ def _show(v: Any) -> str:
 def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
     """Worker: (photo, options, debug dir, json?) -> (photo, exit code, output or error)."""
     from dataclasses import replace
-    from pathlib import Path
 
     from scan.pipeline import scan_photo
 
@@ -194,11 +214,13 @@ def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
         options = replace(options, debug_dir=str(Path(debug) / Path(photo).stem))
     try:
         result = scan_photo(photo, options)
+        if as_json:
+            return photo, 0, json.dumps(result.to_json(), ensure_ascii=False)
+        return photo, 0, format_scan(result, options.lang)
     except EscaleroError as err:
         return photo, err.exit_code, str(err)
-    if as_json:
-        return photo, 0, json.dumps(result.to_json(), ensure_ascii=False)
-    return photo, 0, format_scan(result, options.lang)
+    except Exception as err:  # noqa: BLE001 - a bug in one photo must not end the batch
+        return photo, INTERNAL_ERROR, internal_error(err)
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
@@ -236,9 +258,8 @@ def _emit(results: Any, n: int, as_json: bool) -> int:
     for i, (photo, code, out) in enumerate(results, start=1):
         print(f"[{i}/{n}] {photo}", file=sys.stderr)
         if code:
-            from pathlib import Path
-
-            prefix = "" if out.startswith(Path(photo).name) else f"{photo}: "
+            # Errors about the file itself already start with its path or name.
+            prefix = "" if out.startswith((photo, Path(photo).name)) else f"{photo}: "
             print(f"escalero scan: error: {prefix}{out}", file=sys.stderr)
             if as_json:
                 print(json.dumps({"photo": photo, "error": out, "exit_code": code},

@@ -84,6 +84,9 @@ def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.
             f"{name}: not an image (or a format that cannot be read); "
             "send a JPEG, PNG, WebP or HEIC photo"
         ) from None
+    except PermissionError:
+        raise PhotoError(f"{name}: no permission to read this file; check its access "
+                         "rights") from None
     except Image.DecompressionBombError:
         raise PhotoError(f"{name}: image too large; send a smaller photo") from None
     except (OSError, ValueError, SyntaxError, EOFError) as err:

@@ -14,6 +14,7 @@ from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
 from scoring.errors import UsageError
 from scoring.house import PRESETS
 from scoring.model import Sheet, load_sheet
+from scoring.money import check_currency, parse_stake
 from scoring.report import balance_report, settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 from scoring.validate import describe_allowed
@@ -112,6 +113,10 @@ def _print_json(obj: Any) -> None:
 def cmd_settle(args: argparse.Namespace) -> int:
     # Tools read --json: English unless asked; people read the table: German by default.
     lang = args.lang or ("en" if args.json else "de")
+    # Options first: a bad stake is reported before any file is read.
+    args.currency = check_currency(args.currency)
+    if args.stake is not None:
+        parse_stake(args.stake)
     override = house_override(args)
     sheets = [with_house(load_sheet(f), override) for f in args.files]
     reports = [settle_report(s, args.stake, args.currency, lang) for s in sheets]

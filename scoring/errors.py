@@ -58,3 +58,15 @@ class ToolMissingError(EscaleroError):
     """An optional external tool (tesseract) is not installed."""
 
     exit_code = 7
+
+
+INTERNAL_ERROR = 70  # the exit code of an unexpected exception
+
+
+def internal_error(err: BaseException) -> str:
+    """The one line an unexpected exception becomes: it is a bug, so ask for a report."""
+    detail = str(err).splitlines()[0][:120] if str(err) else ""
+    # A lone surrogate in the message must not fail the very line that reports it.
+    detail = detail.encode("utf-8", "backslashreplace").decode("utf-8")
+    kind = type(err).__name__ + (f": {detail}" if detail else "")
+    return f"internal error (a bug: please report it): {kind}"

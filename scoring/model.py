@@ -36,6 +36,16 @@ STRUCK_JSON = "x"
 _STRUCK_MARKS = frozenset({"x", "X", "-", "/"})
 # Larger than any cell or column total on a real sheet; guards against garbage input.
 MAX_WRITTEN = 9999
+# Hard caps on what a sheet can hold, checked before any work: the largest printed
+# sheet has 8 sides of at most 2 players. Up to these caps the validator still names
+# "too many sides/members" as a problem; beyond them the input is refused outright.
+MAX_SIDES = 16
+MAX_MEMBERS = 4
+MAX_NAME_LEN = 40
+MAX_SERIAL_LEN = 64
+# A full 16-side sheet with long names is ~20 kB of JSON; 1 MB leaves room for any
+# indentation while a file of garbage is refused before parsing.
+MAX_SHEET_CHARS = 1_000_000
 
 
 class _Struck:
@@ -200,16 +210,32 @@ def load_sheet(path: str | Path) -> Sheet:
         raise InputFileError(f"{path}: not a text file; give a sheet JSON file (UTF-8)") from None
     except OSError as err:
         raise InputFileError(f"{path}: cannot read it ({err.strerror})") from None
+    if len(text) > MAX_SHEET_CHARS:
+        raise InputFileError(f"{path}: {len(text):,} characters is far more than a sheet "
+                             f"needs (at most {MAX_SHEET_CHARS:,}); give a sheet JSON file")
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputFileError(
-            f"{path}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})"
-        ) from None
+        obj = parse_json(text)
+    except InputFileError as err:
+        raise InputFileError(f"{path}: {err}") from None
     try:
         return Sheet.from_json(obj)
     except InputFileError as err:
         raise type(err)(f"{path}: {err}") from None
+
+
+def parse_json(text: str | bytes) -> Any:
+    """json.loads, with every way it can fail on hostile text as one InputFileError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputFileError(
+            f"not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    except RecursionError:
+        raise InputFileError("not a sheet: JSON nested far too deep") from None
+    except UnicodeDecodeError:
+        raise InputFileError("not valid JSON: the text is not UTF-8") from None
+    except ValueError as err:  # an integer of thousands of digits
+        raise InputFileError(f"not valid JSON: {str(err).split(';')[0]}") from None
 
 
 # --- parsing -----------------------------------------------------------------------------
@@ -240,12 +266,18 @@ def _parse_sheet(obj: Any) -> Sheet:
     serial = obj.get("serial")
     if serial is not None and not isinstance(serial, str | int):
         raise InputFileError(f"\"serial\" must be a string, not {_type_name(serial)}")
+    if serial is not None and not _clean_text(str(serial), MAX_SERIAL_LEN):
+        raise InputFileError(f"\"serial\" must be at most {MAX_SERIAL_LEN} printable "
+                             "characters")
     sides_obj = obj.get("sides")
     if not isinstance(sides_obj, list) or not sides_obj:
         raise InputFileError(
             "\"sides\" must be a non-empty list of sides "
             "({\"name\": ..., \"columns\": [...]})"
         )
+    if len(sides_obj) > MAX_SIDES:
+        raise InputFileError(f"\"sides\" has {len(sides_obj)} sides; a sheet holds at most "
+                             f"{MAX_SIDES}")
     sides = tuple(_parse_side(s, i, ruleset) for i, s in enumerate(sides_obj))
     return Sheet(game=game, variants=ruleset.variants, sides=sides,
                  serial=None if serial is None else str(serial),
@@ -294,11 +326,20 @@ def _parse_side(obj: Any, index: int, ruleset: Ruleset) -> Side:
     name = obj.get("name")
     if not isinstance(name, str) or not name.strip():
         raise InputFileError(f"{where}: \"name\" must be a non-empty string")
-    where = f"side {index + 1} ({name})"
+    if not _clean_text(name, MAX_NAME_LEN):
+        raise InputFileError(f"{where}: \"name\" must be at most {MAX_NAME_LEN} printable "
+                             "characters (no control characters)")
+    where = f"side {index + 1} ({name.strip()})"
     members_obj = obj.get("members", [name])
     if (not isinstance(members_obj, list) or not members_obj
             or not all(isinstance(m, str) and m.strip() for m in members_obj)):
         raise InputFileError(f"{where}: \"members\" must be a non-empty list of player names")
+    if len(members_obj) > MAX_MEMBERS:
+        raise InputFileError(f"{where}: \"members\" lists {len(members_obj)} players; "
+                             f"a side has at most {MAX_MEMBERS}")
+    if not all(_clean_text(m, MAX_NAME_LEN) for m in members_obj):
+        raise InputFileError(f"{where}: each member must be at most {MAX_NAME_LEN} printable "
+                             "characters (no control characters)")
     columns_obj = obj.get("columns")
     if not isinstance(columns_obj, list):
         raise InputFileError(f"{where}: \"columns\" must be a list of {ruleset.columns} "
@@ -327,6 +368,13 @@ def _parse_side(obj: Any, index: int, ruleset: Ruleset) -> Side:
     )
     return Side(name=name.strip(), members=tuple(m.strip() for m in members_obj),
                 columns=columns, written_totals=totals)
+
+
+def _clean_text(text: str, limit: int) -> bool:
+    """Short and printable: no terminal escapes, line breaks or lone surrogates (none of
+    them printable), which would garble a table, a CSV line or the UTF-8 output."""
+    text = text.strip()
+    return len(text) <= limit and text.isprintable()
 
 
 def _game_name(ruleset: Ruleset) -> str:

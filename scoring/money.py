@@ -32,6 +32,10 @@ from scoring.errors import UsageError
 
 CENT = Decimal("0.01")
 EXACT_LIMIT = 12  # 2^12 subsets: a few ms in pure Python
+# The largest stake per point: 1,000,000.00 covers every currency's pub stakes, and
+# keeps a game's amounts (and a ledger's sums over millions of games) inside 64 bits.
+MAX_STAKE_CENTS = 100_000_000
+MAX_STAKE_TEXT = 32  # characters: "1000000.00" with room for spaces
 
 
 @dataclass(frozen=True)
@@ -45,19 +49,42 @@ class Transfer:
         return to_money(self.cents)
 
 
-def parse_stake(text: str | int | Decimal) -> int:
+def parse_stake(text: str | int | float | Decimal) -> int:
     """A stake per point ('0.50', '0,50', 1) -> cents. Raises UsageError if not whole cents."""
+    if isinstance(text, bool) or not isinstance(text, str | int | float | Decimal):
+        raise UsageError("the stake must be a number like 0.50")
     raw = str(text).strip().replace(",", ".")
+    shown = raw[:20] + ("..." if len(raw) > 20 else "")
+    if len(raw) > MAX_STAKE_TEXT:
+        raise UsageError(f"stake {shown!r} is too long; give it like 0.50")
     try:
         value = Decimal(raw)
     except InvalidOperation:
-        raise UsageError(f"stake {text!r} is not a number; give it like 0.50") from None
+        raise UsageError(f"stake {shown!r} is not a number; give it like 0.50") from None
     if not value.is_finite() or value < 0:
-        raise UsageError(f"stake {text!r} must be a number of 0 or more, like 0.50")
+        raise UsageError(f"stake {shown!r} must be a number of 0 or more, like 0.50")
+    if value > MAX_STAKE_CENTS * CENT:
+        raise UsageError(f"stake {shown!r} is too large; the most is "
+                         f"{to_money(MAX_STAKE_CENTS)} per point")
     cents = value / CENT
     if cents != cents.to_integral_value():
-        raise UsageError(f"stake {text!r} has fractions of a cent; use at most two decimals")
+        raise UsageError(f"stake {shown!r} has fractions of a cent; use at most two decimals")
     return int(cents)
+
+
+MAX_CURRENCY_LEN = 8
+
+
+def check_currency(text: object) -> str:
+    """A short printable currency code ('EUR', 'Fr.'); UsageError for anything else."""
+    if text is None:
+        return "EUR"
+    if not isinstance(text, str):
+        raise UsageError("the currency must be a short text such as EUR")
+    currency = text.strip() or "EUR"
+    if len(currency) > MAX_CURRENCY_LEN or not currency.isprintable():
+        raise UsageError(f"currency {currency[:20]!r}: give a short code such as EUR")
+    return currency
 
 
 def to_money(cents: int) -> Decimal:

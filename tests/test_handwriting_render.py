@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -87,14 +85,16 @@ def test_text_and_clipping_at_page_edge() -> None:
     hw.render_entry(page, (350, 260, 140, 90), 42, w, rng)
 
 
-def test_a_sheet_of_entries_is_fast() -> None:
+def test_a_sheet_of_entries_lands_in_its_boxes() -> None:
     rng = np.random.default_rng(2)
     writers = [hw.make_writer(rng, "eval") for _ in range(4)]
     page = np.full((1400, 1000, 3), 240, np.uint8)
-    hw._pools()
-    start = time.perf_counter()
+    # Its speed is measured by benchmarks/scan.py (photo generation), not asserted here.
     for i in range(90):
         box = (20 + (i % 6) * 160, 20 + (i // 6) * 90, 140, 80)
-        hw.render_entry(page, box, int(rng.integers(0, 300)) if i % 7 else "x",
-                        writers[i % 4], rng)
-    assert time.perf_counter() - start < 0.3
+        ink = hw.render_entry(page, box, int(rng.integers(0, 300)) if i % 7 else "x",
+                              writers[i % 4], rng)
+        assert ink is not None, i
+        x0, y0, x1, y1 = ink
+        assert x0 < x1 and y0 < y1
+        assert box[0] - box[2] < x0 and x1 < box[0] + 2 * box[2], (i, ink, box)

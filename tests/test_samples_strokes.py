@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -82,8 +80,9 @@ def test_bad_digit_raises() -> None:
                         np.random.default_rng(0))
 
 
-def test_thousand_glyphs_fast() -> None:
-    st.stroke_pool(0, 2)
-    t = time.perf_counter()
-    st.stroke_pool(5, 100)
-    assert time.perf_counter() - t < 3.0  # ~0.5 s on the dev machine; slack for busy CI
+def test_a_pool_of_a_thousand_glyphs_is_complete_and_repeatable() -> None:
+    pool = st.stroke_pool(5, 100)
+    assert [len(glyphs) for glyphs in pool] == [100] * 10
+    assert all(g.any() for glyphs in pool for g in glyphs)  # every glyph has ink
+    again = st.stroke_pool(5, 100)
+    assert all(np.array_equal(a, b) for a, b in zip(pool[3], again[3], strict=True))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from scan_support import InkRecognizer, cover, encode_jpeg, photo_of, written_sheet
 
@@ -95,14 +93,12 @@ def test_candidates_are_distinct_grids_with_default_specs() -> None:
         assert len(keys) == len(cands)
 
 
-def test_inference_is_fast() -> None:
+def test_inference_from_the_warm_cache_is_the_same() -> None:
     spec = LayoutSpec(sides=2)
     image = load_photo(_torn_photo(spec, {}))
     markers = locate.find_markers(image)
-    infer_layout(image, markers)  # warm the candidate cache
-    t0 = time.perf_counter()
+    cold = infer_layout(image, markers)  # fills the candidate cache (speed: benchmarks)
     inferred = infer_layout(image, markers)
-    elapsed = time.perf_counter() - t0
     assert inferred is not None and inferred.spec == spec
     assert inferred.score > inferred.runner_up
-    assert elapsed < 0.6  # ~0.12 s on one free core; slack for a busy CI machine
+    assert cold is not None and (cold.spec, cold.score) == (inferred.spec, inferred.score)

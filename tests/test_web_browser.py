@@ -29,7 +29,9 @@ pytestmark = [
 playwright_api = pytest.importorskip("playwright.sync_api", reason="needs playwright for Python")
 
 
-SUM_II_IS_4 = "(document.querySelector(\"td[data-sum='1/1']\") || {}).textContent === '4'"
+# Predicates are arrow functions: a bare expression string would be run through eval,
+# which the app's Content-Security-Policy (rightly) blocks.
+SUM_II_IS_4 = "() => (document.querySelector(\"td[data-sum='1/1']\") || {}).textContent === '4'"
 
 
 def free_port() -> int:
@@ -162,7 +164,8 @@ def test_tafel_live_sums_checks_and_points(page, shots: Path) -> None:
     count = page.locator("ul.games li").count()
     page.once("dialog", lambda d: d.accept())
     page.locator("button.delete").first.click()
-    page.wait_for_function(f"document.querySelectorAll('ul.games li').length === {count - 1}")
+    page.wait_for_function(
+        f"() => document.querySelectorAll('ul.games li').length === {count - 1}")
 
 
 def test_bad_photos_get_a_clear_message_on_the_page(page, shots: Path) -> None:
@@ -183,7 +186,7 @@ def test_bad_photos_get_a_clear_message_on_the_page(page, shots: Path) -> None:
     Image.new("RGB", (800, 600), (200, 190, 170)).save(blank, "JPEG")
     page.set_input_files("#photo", files=[{"name": "table.jpg", "mimeType": "image/jpeg",
                                            "buffer": blank.getvalue()}])
-    page.wait_for_function("document.querySelector('#status').className === 'msg bad'"
+    page.wait_for_function("() => document.querySelector('#status').className === 'msg bad'"
                            " && !document.querySelector('#status').innerText.includes('not a')")
     message = page.locator("#status").inner_text()
     assert message and "Traceback" not in message and "Error" not in message

@@ -8,6 +8,8 @@ API:   GET /api/rules, POST /api/settle, POST /api/scan (raw image body),
 from __future__ import annotations
 
 import json
+import math
+import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -27,18 +29,28 @@ from scoring.errors import (
     ToolMissingError,
     UnreadableSheetError,
     UsageError,
+    internal_error,
 )
-from scoring.model import Sheet
-from scoring.money import to_money
-from scoring.report import settle_report
+from scoring.model import parse_json
 from web import printing, services
 from web.config import WebConfig
 from web.i18n import LANGS, catalog, pick_lang, translate
-from web.ledger import DuplicateSerialError, Ledger, LedgerError, build_record
-from web.security import COOKIE, PinGuard, host_is_loopback_name
-from web.uploads import UploadTooLarge, read_photo, too_large_message
+from web.ledger import DuplicateSerialError, Ledger, LedgerError
+from web.security import (
+    COOKIE,
+    FORM_TYPES,
+    SECURITY_HEADERS,
+    PinGuard,
+    content_type,
+    cross_site_reason,
+    host_is_loopback_name,
+)
+from web.uploads import NotAnImage, UploadTooLarge, read_photo, too_large_message
 
 HERE = Path(__file__).parent
+# A 16-side sheet with long names is ~20 kB of JSON, a scan's readings (sent back for the
+# payout review) ~4 kB per side: 256 kB covers the largest sheet with room to spare.
+MAX_JSON_BYTES = 256 * 1024
 LANG_COOKIE = "escalero_lang"
 # Reachable without the PIN: the PIN page itself and what it needs to render.
 PIN_FREE = ("/pin", "/static/", "/lang/", "/favicon.ico")
@@ -84,7 +96,21 @@ def create_app(config: WebConfig) -> FastAPI:
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Response:
+        try:
+            response = await _guarded(request, call_next)
+        except Exception as err:  # noqa: BLE001 - the one catch-all: a bug, never plain text
+            print(f"escalero serve: {request.method} {request.url.path}: "
+                  f"{internal_error(err)}", file=sys.stderr)
+            response = JSONResponse({"error": "internal error (a bug: please report it)"},
+                                    status_code=500)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    async def _guarded(request: Request, call_next: Any) -> Response:
         path = request.url.path
+        reason = cross_site_reason(request.method, request.headers)
+        if reason:
+            return JSONResponse({"error": reason}, status_code=403)
         pin_guard: PinGuard | None = app.state.guard
         if pin_guard is None:
             # No PIN means loopback only: refuse other Host names (DNS rebinding).
@@ -158,11 +184,17 @@ def create_app(config: WebConfig) -> FastAPI:
         pin_guard: PinGuard | None = app.state.guard
         if pin_guard is None:
             return RedirectResponse(target, status_code=303)
-        outcome = pin_guard.try_pin(str(form.get("pin") or ""))
+        client = request.client.host if request.client else ""
+        outcome = pin_guard.try_pin(str(form.get("pin") or ""), client)
         if outcome != "ok":
             key = "pin_locked" if outcome == "locked" else "pin_wrong"
-            return page(request, "pin.html", status=429 if outcome == "locked" else 403,
-                        next=target, message=translate(key, lang_of(request)))
+            locked = outcome == "locked"
+            response = page(request, "pin.html", status=429 if locked else 403,
+                            next=target, message=translate(key, lang_of(request)))
+            wait = pin_guard.wait_seconds(client)
+            if wait:
+                response.headers["Retry-After"] = str(math.ceil(wait))
+            return response
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(COOKIE, pin_guard.token, httponly=True, samesite="strict",
                             max_age=12 * 3600)
@@ -178,10 +210,14 @@ def create_app(config: WebConfig) -> FastAPI:
     @app.post("/api/settle")
     async def api_settle(request: Request) -> dict[str, Any]:
         payload = await _json_body(request)
-        return services.settle_payload(payload, lang_of(request))
+        # Settling is CPU work: a worker thread keeps the event loop answering others.
+        return await run_in_threadpool(services.settle_payload, payload, lang_of(request))
 
     @app.post("/api/scan")
     async def api_scan(request: Request) -> dict[str, Any]:
+        if content_type(request.headers) in FORM_TYPES:
+            raise NotAnImage("send the photo itself as the request body (Content-Type "
+                             "image/jpeg or similar), not a form")
         length = request.headers.get("content-length")
         if length and length.isdigit() and int(length) > config.max_upload_bytes:
             raise UploadTooLarge(too_large_message(config.max_upload_bytes))
@@ -203,23 +239,17 @@ def create_app(config: WebConfig) -> FastAPI:
     @app.get("/api/ledger")
     def api_ledger(evening: str | None = None) -> dict[str, Any]:
         ledger: Ledger = app.state.ledger
-        return {"games": ledger.games(),
+        return {"games": ledger.games(evening),
                 "balances": [b.to_json() for b in ledger.balances(evening)],
                 "evenings": ledger.evenings()}
 
     @app.post("/api/ledger", status_code=201)
     async def api_ledger_save(request: Request) -> dict[str, Any]:
         payload = await _json_body(request)
-        if not isinstance(payload, dict) or "sheet" not in payload:
-            raise InputFileError('send {"sheet": {...}, "stake": "0.50", "currency": "EUR"}')
-        sheet = Sheet.from_json(payload["sheet"])
-        cents = services.stake_cents(payload.get("stake")) or 0
-        currency = services.clean_currency(payload.get("currency"))
-        report = settle_report(sheet, to_money(cents), currency)
-        record = build_record(sheet.to_json(), report, cents, currency)
         ledger: Ledger = app.state.ledger
+        record, confirm = await run_in_threadpool(services.ledger_record, payload)
         game_id = await run_in_threadpool(
-            lambda: ledger.save(record, allow_duplicate=bool(payload.get("confirm"))))
+            lambda: ledger.save(record, allow_duplicate=confirm))
         return {"id": game_id, "evening": record.evening,
                 "players": [{"player": p.name, "points": p.points, "cents": p.cents}
                             for p in record.players]}
@@ -241,11 +271,31 @@ def create_app(config: WebConfig) -> FastAPI:
     return app
 
 
+class BodyTooLarge(InputFileError):
+    status = 413
+
+
+class NotJson(InputFileError):
+    status = 415
+
+
 async def _json_body(request: Request) -> Any:
+    """The JSON body, read with a hard size cap (a sheet needs a few kB)."""
+    if content_type(request.headers) != "application/json":
+        raise NotJson("send the body as JSON with Content-Type: application/json")
+    too_large = f"the request body is larger than {MAX_JSON_BYTES // 1024} kB; send one sheet"
+    length = request.headers.get("content-length")
+    if length and length.isdigit() and int(length) > MAX_JSON_BYTES:
+        raise BodyTooLarge(too_large)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_JSON_BYTES:
+            raise BodyTooLarge(too_large)
     try:
-        return json.loads(await request.body())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise InputFileError("the request body is not valid JSON") from None
+        return parse_json(bytes(body))
+    except InputFileError as err:
+        raise InputFileError(f"the request body is {err}") from None
 
 
 __all__ = ["create_app", "error_status"]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 
 from scoring.errors import UsageError
 from web.config import WebConfig, is_loopback
-from web.security import generate_pin
+from web.security import MIN_PIN_LEN, generate_pin
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,11 +33,31 @@ def settings(args: argparse.Namespace) -> tuple[WebConfig, bool]:
         raise UsageError(f"--port {args.port}: give a port from 1 to 65535")
     pin = args.pin
     if pin is not None and not (pin.strip() and pin.isprintable() and len(pin) <= 64):
-        raise UsageError("--pin: give a PIN of 1-64 printable characters")
+        raise UsageError(f"--pin: give a PIN of {MIN_PIN_LEN}-64 printable characters")
+    if pin is not None and len(pin.strip()) < MIN_PIN_LEN:
+        # 3 digits are 1,000 guesses: too few even with the per-client throttle.
+        raise UsageError(f"--pin: a PIN needs at least {MIN_PIN_LEN} characters; "
+                         "a short one is guessed quickly")
     generated = pin is None and not is_loopback(args.host)
     if generated:
         pin = generate_pin()
     return WebConfig.default(args.db, pin), generated
+
+
+def check_port_free(host: str, port: int) -> None:
+    """UsageError (exit 2) when the address cannot be listened on, before anything starts:
+    uvicorn would log a traceback-like message and exit with a code of its own."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host.strip("[]"), port))
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            raise UsageError(f"--port {port}: already in use on {host}; choose another "
+                             "port or stop the other server") from None
+        raise UsageError(f"--host {host} --port {port}: cannot listen there "
+                         f"({err.strerror or err}); check the address") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from web.app import create_app
 
     config, generated = settings(args)
+    check_port_free(args.host, args.port)
     app = create_app(config)
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(f"escalero serve: http://{shown}:{args.port}/  (ledger: {config.db_path})")

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,14 @@ from scoring.house import HouseRules, default_for, from_json
 from scoring.money import player_amounts, side_amounts, to_money
 from scoring.report import points_from_json, signed_points
 from scoring.rulesets import get_ruleset
+
+# SQLite integers are 64-bit: a larger id names no game, a larger amount cannot be stored.
+SQLITE_MAX_INT = 2**63 - 1
+# No real game moves more than this (cents per player); stakes are capped far below it
+# (scoring.money.MAX_STAKE_CENTS), so this only guards the store itself.
+MAX_GAME_CENTS = 10**15
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 # A game saved before this hour (local time) still belongs to the previous evening.
 EVENING_ROLLOVER_HOURS = 6
@@ -186,6 +195,11 @@ class Ledger:
 
     def save(self, record: GameRecord, *, allow_duplicate: bool = False) -> int:
         """Store one game atomically; DuplicateSerialError if its serial is known."""
+        if not 0 <= record.stake_cents <= MAX_GAME_CENTS or any(
+                abs(p.cents) > MAX_GAME_CENTS or abs(p.points) > MAX_GAME_CENTS
+                for p in record.players):
+            raise LedgerError("the amounts of this game are too large to keep; "
+                              "check the stake")
         conn = self._connect()
         try:
             # IMMEDIATE takes the write lock first, so two saves of one serial cannot race.
@@ -212,6 +226,8 @@ class Ledger:
 
     def delete(self, game_id: int) -> bool:
         """Remove one game and its results (one transaction); False if there was none."""
+        if not 0 < game_id <= SQLITE_MAX_INT:
+            return False
         conn = self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -249,42 +265,58 @@ class Ledger:
             "INSERT INTO results (game_id, player, side, points, cents) VALUES (?, ?, ?, ?, ?)",
             [(game_id, p.name, p.side, _stored(p.points), p.cents) for p in players])
 
-    def games(self) -> list[dict[str, Any]]:
-        """Every game, newest first, with its players' points and amounts."""
+    def games(self, evening: str | None = None) -> list[dict[str, Any]]:
+        """Every game (or one evening's), newest first, with its players' points and amounts.
+
+        Stored values are read defensively (see _int): no row, however it got into the
+        file, can make the ledger page fail.
+        """
+        where, args = ("WHERE evening = ?", (evening,)) if evening else ("", ())
         with self._read() as conn:
             games = conn.execute(
                 "SELECT id, saved_at, evening, serial, game, variants, stake_cents, currency,"
-                " house_rules FROM games ORDER BY id DESC").fetchall()
+                f" house_rules FROM games {where} ORDER BY id DESC", args).fetchall()
             results = conn.execute(
                 "SELECT game_id, player, side, points, cents FROM results"
                 " ORDER BY game_id, side, rowid").fetchall()
         by_game: dict[int, list[dict[str, Any]]] = {}
         for r in results:
             by_game.setdefault(r["game_id"], []).append(
-                {"player": r["player"], "side": r["side"], "points": r["points"],
-                 "points_text": signed_points(r["points"]),
-                 "cents": r["cents"], "amount": str(to_money(r["cents"]))})
+                {"player": str(r["player"]), "side": _int(r["side"]),
+                 "points": _points(r["points"]),
+                 "points_text": signed_points(_points(r["points"])),
+                 "cents": _int(r["cents"]), "amount": str(to_money(_int(r["cents"])))})
         return [
-            {"id": g["id"], "saved_at": g["saved_at"], "evening": g["evening"],
-             "serial": g["serial"], "game": g["game"],
-             "variants": [v for v in g["variants"].split(",") if v],
-             "stake": str(to_money(g["stake_cents"])), "currency": g["currency"],
-             **_terms(g["game"], g["variants"], g["house_rules"]),
+            {"id": g["id"], "saved_at": str(g["saved_at"]), "evening": str(g["evening"]),
+             "serial": g["serial"], "game": str(g["game"]),
+             "variants": [v for v in str(g["variants"] or "").split(",") if v],
+             "stake": str(to_money(_int(g["stake_cents"]))), "currency": str(g["currency"]),
+             **_terms(str(g["game"]), str(g["variants"] or ""), g["house_rules"]),
              "players": by_game.get(g["id"], [])}
             for g in games
         ]
 
     def balances(self, evening: str | None = None) -> list[Balance]:
-        """Running balance per player (and currency), over all games or one evening."""
+        """Running balance per player (and currency), over all games or one evening.
+
+        Summed in Python, not SQL: SQLite's SUM() fails on 64-bit overflow, and one
+        such row would break every page that shows a balance.
+        """
         where, args = ("WHERE g.evening = ?", (evening,)) if evening else ("", ())
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT r.player, g.currency, COUNT(*) AS games, SUM(r.points) AS points,"
-                " SUM(r.cents) AS cents FROM results r JOIN games g ON g.id = r.game_id "
-                f"{where} GROUP BY r.player, g.currency ORDER BY cents DESC, points DESC,"
-                " r.player", args).fetchall()
-        return [Balance(r["player"], r["games"], r["points"], r["cents"], r["currency"])
-                for r in rows]
+                "SELECT r.player, g.currency, r.points, r.cents FROM results r"
+                f" JOIN games g ON g.id = r.game_id {where}", args).fetchall()
+        totals: dict[tuple[str, str], list[Any]] = {}
+        for r in rows:
+            t = totals.setdefault((str(r["player"]), str(r["currency"])), [0, 0, 0])
+            t[0] += 1
+            t[1] += _points(r["points"])
+            t[2] += _int(r["cents"])
+        out = [Balance(player, n, int(points) if points == int(points) else float(points),
+                       cents, currency)
+               for (player, currency), (n, points, cents) in totals.items()]
+        return sorted(out, key=lambda b: (-b.cents, -b.points, b.player))
 
     def evenings(self) -> list[str]:
         with self._read() as conn:
@@ -300,10 +332,11 @@ class Ledger:
                          "player", "side", "points", "amount", "currency", "house_rules"])
         for g in reversed(self.games()):
             for p in g["players"]:
-                writer.writerow([g["id"], g["saved_at"], g["evening"], g["serial"] or "",
-                                 g["game"], " ".join(g["variants"]), p["player"],
-                                 p["side"] + 1, p["points"], p["amount"], g["currency"],
-                                 g["terms_en"]])
+                writer.writerow([g["id"], g["saved_at"], g["evening"],
+                                 _csv_text(g["serial"] or ""), _csv_text(g["game"]),
+                                 _csv_text(" ".join(g["variants"])), _csv_text(p["player"]),
+                                 p["side"] + 1, p["points"], p["amount"],
+                                 _csv_text(g["currency"]), g["terms_en"]])
         return out.getvalue()
 
 
@@ -316,10 +349,40 @@ def _terms(game: str, variants: str, stored: str | None) -> dict[str, Any]:
     """{"house_rules": {...} or None, "terms": the one-line description (German)}."""
     if game != "escalero":
         return {"house_rules": None, "terms": "", "terms_en": ""}
-    if stored:
-        terms = from_json(json.loads(stored))
-    else:  # saved before the ledger kept terms: settled with the variants' defaults
-        rules = get_ruleset(game, [v for v in variants.split(",") if v])
-        terms = default_for(rules).for_columns(rules.columns)
+    try:
+        if stored:
+            terms = from_json(json.loads(stored))
+        else:  # saved before the ledger kept terms: settled with the variants' defaults
+            rules = get_ruleset(game, [v for v in variants.split(",") if v])
+            terms = default_for(rules).for_columns(rules.columns)
+    except (EscaleroError, ValueError, TypeError):  # a damaged row must not break the page
+        return {"house_rules": None, "terms": "?", "terms_en": "?"}
     return {"house_rules": terms.to_json(), "terms": terms.describe("de"),
             "terms_en": terms.describe("en")}
+
+
+def _int(value: Any) -> int:
+    """A stored integer as int. The schema says INTEGER, but SQLite keeps whatever a
+    writer put there: text or a real becomes its integer value, anything else 0."""
+    if isinstance(value, int):
+        return value
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return 0
+    return int(number) if number.is_finite() and abs(number) <= SQLITE_MAX_INT else 0
+
+
+def _csv_text(text: str) -> str:
+    """A text cell a spreadsheet shows as text, never runs as a formula (OWASP advice)."""
+    text = str(text)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def _points(value: Any) -> int | Fraction:
+    """Stored points: whole points as int, a split column's half as an exact Fraction;
+    anything else a writer left there reads as its integer value (see _int)."""
+    if isinstance(value, float) and value == value and abs(value) <= SQLITE_MAX_INT:
+        half = Fraction(value).limit_denominator(6)
+        return int(half) if half.denominator == 1 else half
+    return _int(value)

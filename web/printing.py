@@ -12,6 +12,7 @@ from typing import Any
 
 from scoring.errors import UsageError
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+from web.services import form_flag
 
 MAX_WEB_PAGES = 200  # a block of 200 sheets is ~1 MB; more from a phone is a typo
 
@@ -50,8 +51,8 @@ def make_pdf(form: Mapping[str, Any]) -> tuple[bytes, str]:
     from sheets.render import BACKS, SheetText, page_geometry, render_pdf
 
     game = _choice(form, "game", GAMES, "escalero")
-    pairs = bool(form.get("pairs"))
-    two_up = bool(form.get("two_up"))
+    pairs = form_flag(form.get("pairs"), "pairs")
+    two_up = form_flag(form.get("two_up"), "two_up")
     paper = _choice(form, "paper", list(PAPERS), "a4")
     lang = _choice(form, "lang", LANGUAGES, "de")
     back = _choice(form, "back", BACKS, None)

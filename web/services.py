@@ -7,31 +7,37 @@ browser never holds a second copy of which values a row allows.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import importlib
+import io
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from scoring.errors import (
     EscaleroError,
     InputFileError,
+    PhotoError,
     SheetNotFoundError,
     ToolMissingError,
     UsageError,
 )
 from scoring.house import PRESETS, default_for
 from scoring.model import Sheet, column_name
-from scoring.money import parse_stake, to_money
+from scoring.money import check_currency, parse_stake, to_money
 from scoring.report import settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 from scoring.validate import describe_allowed
 
-MAX_CURRENCY_LEN = 8
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
 OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
+# Decoded pixels: one upload may need up to 50 MP (a 48 MP phone HEIC); all scans in
+# flight together up to 100 MP, about 1.5 GB of images. Further uploads wait their turn.
+REQUEST_PIXELS = 50_000_000
+TOTAL_PIXELS = 100_000_000
 
 
 def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
@@ -63,10 +69,7 @@ def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
 
 
 def clean_currency(text: Any) -> str:
-    currency = str(text or "EUR").strip()
-    if not currency or len(currency) > MAX_CURRENCY_LEN or not currency.isprintable():
-        raise UsageError(f"currency {currency[:20]!r}: give a short code such as EUR")
-    return currency
+    return check_currency(text)
 
 
 def stake_cents(stake: Any) -> int | None:
@@ -122,6 +125,37 @@ def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
                        "extra": i.extra,
                        "readings": [[v, round(p, 4)] for v, p in readings.get(i.key, ())[:4]]}
                       for i in certainty.impacts]}
+
+
+def ledger_record(payload: Any) -> tuple[Any, bool]:
+    """POST /api/ledger's body -> (the GameRecord to save, whether a repeat is confirmed)."""
+    from web.ledger import build_record
+
+    if not isinstance(payload, dict) or "sheet" not in payload:
+        raise InputFileError('send {"sheet": {...}, "stake": "0.50", "currency": "EUR"}')
+    confirm = payload.get("confirm", False)
+    if not isinstance(confirm, bool):
+        raise UsageError('"confirm" must be true or false')
+    sheet = Sheet.from_json(payload["sheet"])
+    cents = stake_cents(payload.get("stake")) or 0
+    currency = clean_currency(payload.get("currency"))
+    report = settle_report(sheet, to_money(cents), currency)
+    return build_record(sheet.to_json(), report, cents, currency), confirm
+
+
+def form_flag(value: Any, what: str) -> bool:
+    """A checkbox or query flag: '1', 'true', 'on', 'yes' are set; '', '0', 'false',
+    'off', 'no' (or absent) are not; anything else is refused rather than guessed."""
+    text = str(value if value is not None else "").strip().lower()
+    if text in ("1", "true", "on", "yes"):
+        return True
+    if text in ("", "0", "false", "off", "no"):
+        return False
+    raise UsageError(f"{what} {text[:20]!r}: give 1 or 0")
+
+
+class PhotoTooLarge(PhotoError):
+    status = 413
 
 
 class _OneAtATime:
@@ -193,8 +227,59 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
 
     game = str(params.get("game") or "escalero")
     variants = tuple(params.get("variants") or ()) if game == "escalero" else ()
-    return plan_block(game, int(players), None, bool(params.get("pairs")), variants,
+    return plan_block(game, int(players), None, form_flag(params.get("pairs"), "pairs"),
+                      variants,
                       str(params.get("paper") or "a4")).spec
+
+
+class PixelBudget:
+    """A counting semaphore over decoded pixels: big photos wait, small ones pass."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._used = 0
+        self._free = threading.Condition()
+
+    @contextlib.contextmanager
+    def hold(self, pixels: int) -> Iterator[None]:
+        pixels = min(pixels, self.total)
+        with self._free:
+            self._free.wait_for(lambda: self._used + pixels <= self.total)
+            self._used += pixels
+        try:
+            yield
+        finally:
+            with self._free:
+                self._used -= pixels
+                self._free.notify_all()
+
+
+_PIXELS = PixelBudget(TOTAL_PIXELS)
+
+
+def decoded_pixels(data: bytes) -> int:
+    """Pixels the scanner will decode, from the header alone (no decoding).
+
+    A JPEG decodes at 1/2, 1/4 or 1/8 size when it is larger than the working size
+    (scan.load uses Pillow's draft mode), so its cost is the reduced size; other formats
+    decode at full size. 0 when the header is unreadable: scan.load then names the problem.
+    """
+    from PIL import Image
+
+    from scan.load import WORK_MAX_SIDE
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            width, height = img.size
+            fmt = img.format
+    except Exception:  # noqa: BLE001 - any header problem is reported by the real decoder
+        return 0
+    if fmt == "JPEG":
+        scale = 1
+        while scale < 8 and max(width, height) // (scale * 2) >= WORK_MAX_SIDE:
+            scale *= 2
+        return (width // scale) * (height // scale)
+    return width * height
 
 
 def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
@@ -204,8 +289,13 @@ def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
     once (each holds a few hundred MB of images); further uploads wait their turn.
     """
     pipeline = _optional("scan.pipeline", "the photo scanner")
+    pixels = decoded_pixels(data)
+    if pixels > REQUEST_PIXELS:
+        raise PhotoTooLarge(f"the photo has {pixels / 1e6:.0f} million pixels, more than the "
+                            f"{REQUEST_PIXELS / 1e6:.0f} million a scan needs; send the "
+                            "camera's JPEG or a smaller photo")
     try:
-        with _SCAN_SLOTS:
+        with _PIXELS.hold(pixels), _SCAN_SLOTS:
             result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
                                          recognizer=_shared_recognizer())
     except SheetNotFoundError as err:
