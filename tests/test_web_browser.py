@@ -329,7 +329,7 @@ def test_scan_answer_the_cells_the_payout_hangs_on_then_save(page, shots: Path,
     page.goto(page.base + "/scan")
     page.set_input_files("#photo", str(sample_photo()))
     page.wait_for_selector("#result:not([hidden])", timeout=60000)
-    page.wait_for_function("window.settledCount >= 1")
+    page.wait_for_function("() => window.settledCount >= 1")
     note = page.locator("#flag-count")
     assert "hängt an" in note.inner_text() or "sicher" in note.inner_text()
     visited: list[str] = []
@@ -342,7 +342,7 @@ def test_scan_answer_the_cells_the_payout_hangs_on_then_save(page, shots: Path,
         assert key and key not in visited, f"the review came back to {key}"
         visited.append(key)
         page.locator("#review .chip:not(.next)").first.click()  # confirm what was read
-        page.wait_for_function(f"window.settledCount > {count}")
+        page.wait_for_function("(n) => window.settledCount > n", arg=count)
     assert "good" in page.locator("#flag-note").get_attribute("class")
     assert note.inner_text().startswith("Auszahlung sicher")
     snap(page, shots, "6b-scan-payout-certain")
@@ -362,7 +362,7 @@ def test_tafel_house_rules_change_the_settlement_and_stay_with_the_table(page, s
     page.fill("#players", "Anna\nBen\nCleo")
     page.click("#setup button[type=submit]")
     cell = "input[data-key='{}']".format
-    points = "document.querySelector(\"td[data-points='{}']\").textContent === '{}'".format
+    points = "() => document.querySelector(\"td[data-points='{}']\").textContent === '{}'".format
     page.fill(cell("0/0/nines"), "3")
     page.fill(cell("1/0/nines"), "3")
     page.fill(cell("2/0/nines"), "1")
@@ -374,7 +374,7 @@ def test_tafel_house_rules_change_the_settlement_and_stay_with_the_table(page, s
     assert page.locator("td[data-points='0']").inner_text() == "+0.5"
     assert page.locator("#house-preset").input_value() == "custom"
     page.select_option("#house-preset", "wirtshaus")
-    page.wait_for_function("document.querySelector('#house-terms').textContent"
+    page.wait_for_function("() => document.querySelector('#house-terms').textContent"
                            ".includes('alle drei +3')")
     no_sideways_scroll(page)
     snap(page, shots, "8-tafel-house-rules")
@@ -382,7 +382,7 @@ def test_tafel_house_rules_change_the_settlement_and_stay_with_the_table(page, s
     page.once("dialog", lambda d: d.accept())
     page.click("#new-game")
     page.click("#setup button[type=submit]")
-    page.wait_for_function("document.querySelector('#house-terms').textContent"
+    page.wait_for_function("() => document.querySelector('#house-terms').textContent"
                            ".includes('alle drei +3')")
     assert page.locator("#house-preset").input_value() == "wirtshaus"
     page.fill(cell("0/0/nines"), "3")
