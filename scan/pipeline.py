@@ -19,7 +19,7 @@ import numpy as np
 from scan import cells as cells_mod
 from scan import locate, payout
 from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
-from scan.grid import SnappedSlot, snap_slots
+from scan.grid import SnappedSlot, flag_unplaced, snap_slots
 from scan.infer_layout import infer_layout
 from scan.load import load_photo
 from scan.rectify import (
@@ -175,7 +175,9 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         rect: Rectified = rectify(image, placement.homography, geom)
     with timer.stage("grid"):
         try:
-            snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom)
+            # A layout read from the code is certain: placement degrades instead of refusing.
+            snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom,
+                                                          strict=source != "qr")
         except UnreadableSheetError:
             if source == "grid":  # the guessed layout failed grid.py's own check
                 raise SheetNotFoundError(NO_LAYOUT) from None
@@ -189,8 +191,10 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         results = cells_mod.to_results(snapped, readings)
         results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
         results = cells_mod.flag_hidden_digits(results, crops)
+        results = flag_unplaced(results, snapped)
         raw = results
         results = cells_mod.check_totals(results)
+        results = flag_unplaced(results, snapped)
         sheet_json = build_sheet_json(geom, results)
         sheet = Sheet.from_json(sheet_json)
         report = settle_report(sheet, options.stake, options.currency, options.lang)
