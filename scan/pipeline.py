@@ -92,11 +92,16 @@ class ScanResult:
 
 
 class _Timer:
+    """Stage times, and what the stages found so far (for --debug when a scan fails)."""
+
     def __init__(self) -> None:
         self.times: dict[str, float] = {}
+        self.current = ""  # the stage running now (or the last one started)
+        self.found: dict[str, Any] = {}
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        self.current = name
         t0 = time.perf_counter()
         try:
             yield
@@ -136,7 +141,14 @@ def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
     timer = _Timer()
     with timer.stage("load"):
         image = load_photo(source)
-    result = scan_image(image, options, recognizer, timer)
+    try:
+        result = scan_image(image, options, recognizer, timer)
+    except EscaleroError as err:
+        if options.debug_dir is not None:  # when a user needs it most
+            from scan.overlay import write_failure
+
+            write_failure(Path(options.debug_dir), image, timer.found, timer.current, str(err))
+        raise
     if options.debug_dir is not None:
         from scan.overlay import write_debug
 
@@ -148,14 +160,16 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                timer: _Timer | None = None) -> ScanResult:
     """scan_photo on an already decoded BGR image."""
     timer = timer or _Timer()
+    found = timer.found
     with timer.stage("markers"):
-        markers = locate.find_markers(image)
+        markers = found["markers"] = locate.find_markers(image)
     with timer.stage("qr"):
-        qr = locate.read_qr(image, markers, page_frames())
+        qr = found["qr"] = locate.read_qr(image, markers, page_frames())
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):
-            outline = locate.find_outline(image)
+            outline = found["outline"] = locate.find_outline(image)
+    timer.current = "layout"
     if qr is None:
         _check_without_code(image, markers, outline)
     inferred = None
@@ -168,11 +182,12 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     warnings: tuple[str, ...] = ()
     if inferred is not None and source == "options":
         source, warnings = "grid", (inferred.warning,)
-    geom = _with_names(geom, options.names)
+    geom = found["geometry"] = _with_names(geom, options.names)
     with timer.stage("place"):
-        placement = locate.place_sheet(geom, markers, qr, outline)
+        placement = found["placement"] = locate.place_sheet(geom, markers, qr, outline)
     with timer.stage("rectify"):
         rect: Rectified = rectify(image, placement.homography, geom)
+        found["rectified"] = rect.image
     with timer.stage("grid"):
         try:
             # A layout read from the code is certain: placement degrades instead of refusing.
