@@ -278,9 +278,9 @@ def _plan_flatbed(rng: np.random.Generator, page_mm: tuple[float, float], option
     px_per_mm = _u(rng, SCAN_DPI) / 25.4
     rotation = float(rng.uniform(-1.5, 1.5) + (180 if rng.random() < 0.2 else 0)) % 360
     margin = rng.uniform(2.0, 12.0, 2)  # the page lies near the glass's corner
-    bed = np.array(page_mm) + margin + rng.uniform(2.0, 8.0, 2)
-    size = (int(bed[0] * px_per_mm), int(bed[1] * px_per_mm))
     proj = _project(page_mm, rotation, 0.0, 0.0, 1e9)
+    bed = proj.max(axis=0) - proj.min(axis=0) + margin + rng.uniform(2.0, 8.0, 2)
+    size = (int(bed[0] * px_per_mm), int(bed[1] * px_per_mm))
     corners = (proj - proj.min(axis=0) + margin) * px_per_mm
     quality = options.jpeg_quality or int(rng.integers(80, 96))
     return ShotPlan(
