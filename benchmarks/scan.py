@@ -359,6 +359,43 @@ def failures_text(outcomes: Sequence[Outcome], limit: int = 8) -> list[str]:
     return lines
 
 
+# Photo conditions the refusal table counts (from each truth file's "photo" record).
+CONDITIONS = (
+    ("grayscale", lambda m: bool(m.get("gray"))),
+    ("flatbed scan", lambda m: bool(m.get("flatbed"))),
+    ("long side <= 2600 px", lambda m: max(m.get("width", 0), m.get("height", 0)) <= 2600),
+    ("cast shadow", lambda m: bool(m.get("cast_shadow"))),
+    ("red/brown/green ink", lambda m: m.get("writer", {}).get("pen", "").split("-")[-1]
+     in ("red", "brown", "green")),
+    ("tilt >= 25 deg", lambda m: m.get("tilt", 0) >= 25),
+)
+
+
+def refusal_table(outcomes: Sequence[Outcome], paths: Sequence[Path]) -> list[str]:
+    """Refusals counted by reason (the message up to its advice), then by photo condition:
+    how many photos had the condition and how many of those were refused."""
+    sheets = [o for o in outcomes if not o.no_sheet]
+    refused = [o for o in sheets if o.failure]
+    lines = [f"refusals: {len(refused)} of {len(sheets)} photos of a sheet"]
+    if not sheets:
+        return lines
+    reasons = Counter(o.failure.split(":")[0] if o.failure.startswith("crashed") else
+                      o.failure.removeprefix("refused: ").split(":")[0] for o in refused
+                      if o.failure)
+    width = max([len(r) for r in reasons] + [30])
+    for reason, n in reasons.most_common():
+        lines.append(f"  {reason:<{width}} {n:4d}  {n / len(sheets):6.1%}")
+    meta = {p.stem: json.loads(p.with_suffix(".json").read_text(encoding="utf-8"))["photo"]
+            for p in paths}
+    lines.append(f"  {'photo condition':<{width}} {'photos':>6} {'refused':>8}")
+    for label, test in CONDITIONS:
+        having = [o for o in sheets if o.name in meta and test(meta[o.name])]
+        if having:
+            lines.append(f"  {label:<{width}} {len(having):6d} "
+                         f"{sum(bool(o.failure) for o in having):8d}")
+    return lines
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.scan", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -413,6 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         details[rec] = [o.__dict__ | {"clean": o.clean} for o in outcomes]
         notes.append(f"{rec}: scanned with {how}")
         notes.extend(failures_text(outcomes))
+        notes.extend(refusal_table(outcomes, subset))
     if args.photos:
         print(f"benchmarks.scan: photos from {args.photos}")
     else:

@@ -6,7 +6,9 @@ so the caller knows the resolution the page must be rendered at; `take_photo` th
 a page raster into the photo. The scene is built the way light gets into a phone: paper
 (bent, tinted) on a procedural table, lit unevenly, a hand's shadow, the lens (vignetting,
 focus and motion blur), the sensor (white balance, shot noise), the phone's processing
-(tone curve, sharpening) and JPEG.
+(tone curve, sharpening) and JPEG. The harsh level adds what messenger uploads and other
+people's photos bring: low resolutions, hard cast shadows across the grid, grayscale JPEGs,
+and flatbed or copier scans (flat, square on, against a white or dark lid).
 
 Geometry follows a pinhole camera over a plane: the page is rotated in its plane, tilted
 about an axis in the plane, projected, then placed in the frame. A bent page is a height
@@ -51,6 +53,13 @@ class Level:
     depth_blur: float = 0.0  # extra blur at the far edge of a tilted page (x focus blur)
     clutter_share: float = 0.0  # photos with dice and a pen on the table
     megapixels: tuple[float, float] = (2.0, 12.0)
+    # Messenger and web uploads: a long side of this many px instead of a camera's size.
+    low_res_share: float = 0.0
+    long_side_px: tuple[float, float] = (1600.0, 2600.0)
+    cast_share: float = 0.0  # a hard-edged cast shadow (a head, a phone) across the grid
+    cast: tuple[float, float] = (0.3, 0.55)  # light the cast shadow takes away
+    gray_share: float = 0.0  # saved as a grayscale JPEG
+    flatbed_share: float = 0.0  # a flatbed or copier scan instead of a phone photo
 
 
 LEVEL_TABLE = {
@@ -68,7 +77,8 @@ LEVEL_TABLE = {
         shadow_share=0.8, shadow=(0.25, 0.5), white_balance=0.12, focus_mm=(0.08, 0.22),
         motion_mm=(0.1, 0.5), noise=(4.0, 9.0), jpeg=(60, 80), fold_share=0.4,
         fold_mm=(2.0, 7.0), glare_share=0.4, glare=(0.2, 0.5), depth_blur=1.5,
-        clutter_share=0.6,
+        clutter_share=0.6, low_res_share=0.4, cast_share=0.4, gray_share=0.15,
+        flatbed_share=0.1,
     ),
 }  # fmt: skip
 
@@ -116,6 +126,11 @@ class ShotPlan:
     seed: int
     cover_px: tuple[float, float, float] | None = None  # finger tip x, y, radius px
     no_sheet: bool = False
+    # Hard-edged cast shadow: strength (0: none), edge point x, y px, angle rad, width px
+    # (0: a half-plane), edge softness px.
+    cast: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    gray: bool = False  # saved as a grayscale JPEG
+    flatbed: bool = False  # a flatbed scan: flat page, even light, no perspective
 
     def metadata(self) -> dict:
         """What a truth file records about the photo."""
@@ -131,12 +146,15 @@ class ShotPlan:
             "shadow": round(self.light[2], 2), "jpeg_quality": self.jpeg_quality,
             "background": self.background, "no_sheet": self.no_sheet,
             "finger": self.cover_px is not None,
+            "cast_shadow": round(self.cast[0], 2), "gray": self.gray, "flatbed": self.flatbed,
             "page_corners_px": None if self.no_sheet else [
                 [round(x, 1), round(y, 1)] for x, y in self.corners],
         }  # fmt: skip
 
 
 BACKGROUNDS = ("wood", "light-wood", "tablecloth", "desk-dark", "desk-grey", "stone")
+LIDS = ("lid-white", "lid-dark")  # a flatbed's lid behind the page
+SCAN_DPI = (200.0, 300.0)
 
 
 def _u(rng: np.random.Generator, lo_hi: tuple[float, float]) -> float:
@@ -163,7 +181,13 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
     if options.level not in LEVEL_TABLE:
         raise ValueError(f"level must be one of {LEVELS}, not {options.level!r}")
     lv = LEVEL_TABLE[options.level]
+    # (Extra draws only where the level uses them: the mild level's photos stay the same.)
+    if (lv.flatbed_share and rng.random() < lv.flatbed_share and options == Options(
+            level=options.level, jpeg_quality=options.jpeg_quality)):
+        return _plan_flatbed(rng, page_mm, options)
     mp = options.megapixels or math.exp(rng.uniform(*np.log(lv.megapixels)))
+    if options.megapixels is None and lv.low_res_share and rng.random() < lv.low_res_share:
+        mp = _u(rng, lv.long_side_px) ** 2 * 3 / 4 / 1e6
     if options.rotation is not None:
         rotation = float(options.rotation)
     elif rng.random() < lv.upright_share:
@@ -220,6 +244,15 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
     # A tilted page leaves the depth of field towards its far edge.
     depth = (lv.depth_blur * tilt / 30 * rng.uniform(0.5, 1.0), float(rng.uniform(0, 2 * math.pi)))
     clutter = bool(rng.random() < lv.clutter_share)
+    cast = (0.0,) * 6
+    if lv.cast_share and rng.random() < lv.cast_share:
+        # The shadow's edge crosses the page's middle, where the grid is.
+        at = corners.mean(axis=0) + (corners.max(axis=0) - corners.min(axis=0)) * rng.uniform(
+            -0.25, 0.25, 2)
+        width = 0.0 if rng.random() < 0.5 else _u(rng, (30.0, 120.0)) * px_per_mm
+        cast = (_u(rng, lv.cast), float(at[0]), float(at[1]), float(rng.uniform(0, math.pi)),
+                width, _u(rng, (0.3, 3.0)) * px_per_mm)
+    gray = bool(lv.gray_share and rng.random() < lv.gray_share)
     return ShotPlan(
         level=options.level, size=size, page_mm=page_mm,
         corners=tuple((float(x), float(y)) for x, y in corners),
@@ -234,7 +267,32 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
         motion=(_u(rng, lv.motion_mm) * px_per_mm, float(rng.uniform(0, 180))),
         noise=_u(rng, lv.noise), jpeg_quality=quality,
         background=str(rng.choice(BACKGROUNDS)), seed=int(rng.integers(1 << 31)),
-        cover_px=cover_px, no_sheet=options.no_sheet,
+        cover_px=cover_px, no_sheet=options.no_sheet, cast=cast, gray=gray,
+    )  # fmt: skip
+
+
+def _plan_flatbed(rng: np.random.Generator, page_mm: tuple[float, float], options: Options
+                  ) -> ShotPlan:
+    """A flatbed or copier scan: the page pressed flat on the glass, evenly lit, square on."""
+    lv = LEVEL_TABLE[options.level]
+    px_per_mm = _u(rng, SCAN_DPI) / 25.4
+    rotation = float(rng.uniform(-1.5, 1.5) + (180 if rng.random() < 0.2 else 0)) % 360
+    margin = rng.uniform(2.0, 12.0, 2)  # the page lies near the glass's corner
+    proj = _project(page_mm, rotation, 0.0, 0.0, 1e9)
+    bed = proj.max(axis=0) - proj.min(axis=0) + margin + rng.uniform(2.0, 8.0, 2)
+    size = (int(bed[0] * px_per_mm), int(bed[1] * px_per_mm))
+    corners = (proj - proj.min(axis=0) + margin) * px_per_mm
+    quality = options.jpeg_quality or int(rng.integers(80, 96))
+    return ShotPlan(
+        level=options.level, size=size, page_mm=page_mm,
+        corners=tuple((float(x), float(y)) for x, y in corners),
+        rotation=rotation, tilt=0.0, distance_mm=1e6, px_per_mm=px_per_mm,
+        bend=(0.0, 0.0, 0.0, 0.0), fold=(0.0, 0), waves=(), light=(0.97, 0.0, 0.0),
+        white_balance=(1.0, 1.0, 1.0), focus_px=_u(rng, (0.3, 1.0)), depth_blur=(0.0, 0.0),
+        glare=(0.0, 0.0, 0.0, 1.0), clutter=False, motion=(0.0, 0.0),
+        noise=_u(rng, (0.5, 2.0)), jpeg_quality=quality, background=str(rng.choice(LIDS)),
+        seed=int(rng.integers(1 << 31)), gray=bool(rng.random() < 3 * lv.gray_share),
+        flatbed=True,
     )  # fmt: skip
 
 
@@ -324,6 +382,9 @@ def _background(kind: str, rng: np.random.Generator, size: tuple[int, int]) -> n
         base = np.array(rng.uniform(60, 170, 3))
         speck = cv2.GaussianBlur(rng.standard_normal(shape).astype(np.float32), (0, 0), 0.8)
         img = base * (1 + 0.25 * speck + 0.15 * _fractal(rng, shape, 3, 3))[:, :, None]
+    elif kind in LIDS:  # a scanner's lid: flat white foam or a dark cover
+        level = rng.uniform(238, 250) if kind == "lid-white" else rng.uniform(15, 40)
+        img = np.full((*shape, 3), level, np.float32)
     else:
         grey = rng.uniform(30, 70) if kind == "desk-dark" else rng.uniform(150, 205)
         tint = rng.uniform(0.9, 1.1, 3)
@@ -436,7 +497,21 @@ def _light_field(plan: ShotPlan, rng: np.random.Generator) -> np.ndarray:
     gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
     if shadow:
         gain *= 1 - shadow * _hand_shadow(rng, plan.size)
+    if plan.cast[0]:
+        gain *= 1 - plan.cast[0] * _cast_shadow(plan)
     return gain
+
+
+def _cast_shadow(plan: ShotPlan) -> np.ndarray:
+    """A hard-edged shadow (0..1): a half-plane or a band, its edge through the grid."""
+    _strength, x, y, angle, width, soft = plan.cast
+    w, h = plan.size
+    q = 4
+    ys, xs = np.mgrid[0:h // q + 1, 0:w // q + 1].astype(np.float32) * q
+    d = (xs - x) * math.cos(angle) + (ys - y) * math.sin(angle)  # signed distance, px
+    inside = d if not width else np.minimum(d, width - d)
+    mask = 1 / (1 + np.exp(-np.clip(inside / max(soft / 1.7, 0.5), -30, 30)))
+    return cv2.resize(mask.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _capsule(img: np.ndarray, a: tuple[float, float], b: tuple[float, float], r: float,
@@ -680,6 +755,8 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
     img = cv2.LUT(img, lut)
     blur = cv2.GaussianBlur(img, (0, 0), 1.0)
     img = cv2.addWeighted(img, 1.4, blur, -0.4, 0)
+    if plan.gray:
+        img = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, plan.jpeg_quality])
     if not ok:
         raise RuntimeError("JPEG encoding failed")

@@ -142,7 +142,8 @@ def make_photo(req: Request) -> Photo:
     game = play_game(game_spec, rng)
     serial = f"S{req.seed % 10000}-{req.index}"
     sheet = {**game.sheet, "serial": serial}
-    writer = handwriting.make_writer(rng, req.split, source=req.source)
+    pens = handwriting.HARSH_PENS if req.level == "harsh" else handwriting.PENS
+    writer = handwriting.make_writer(rng, req.split, source=req.source, pens=pens)
     cover = layout.marker(req.cover_marker) if req.cover_marker is not None else None
     options = camera.Options(
         level=req.level, megapixels=req.megapixels, rotation=req.rotation, tilt=req.tilt,

@@ -31,7 +31,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true",
                    help="print JSON (one object; JSON Lines for several photos)")
     p.add_argument("--debug", metavar="DIR",
-                   help="write overlay pictures of every stage into DIR")
+                   help="write overlay pictures of every stage into DIR; when a photo is "
+                   "refused, what was found up to the stage that refused it")
     p.add_argument("--recognizer", choices=("default", "tesseract"), default="default",
                    help="cell reader (default: the built-in digit model)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",

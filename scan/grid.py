@@ -7,7 +7,9 @@ that is not where the layout puts it (a wrong layout, a folded sheet) is refused
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -24,6 +26,20 @@ LINE_SNR = 5.0  # a line's peak over the profile's robust noise
 MIN_SEEDS = 0.1  # fraction of cells that must sit where the homography puts them
 MAX_BEND_MM = 12.0  # how far bending may move a cell from where the homography puts it
 
+# Placement uncertainty (mm): measured on a cell's own lines, on one line of a pair, growing
+# with the distance (mm) to the nearest cell placed by its own lines (paper bends smoothly),
+# and from the homography alone (a bent page moves cells by a few mm).
+FOUND_MM = 0.2
+ONE_LINE_MM = 0.4
+BEND_PER_MM = 0.02
+HOMOGRAPHY_MM = 1.5
+# The crop reaches CELL_MARGIN_MM (1.5) past the box; a box off by more than this may cut
+# a neighbour's ink into the crop or its own out of it.
+MAX_UNCERTAIN_MM = 1.0
+MIN_PLACEABLE = 0.25  # below this share of cells placeable the sheet says nothing useful
+
+UNPLACEABLE = ("the printed grid shows around only {n} of {total} cells: photograph the sheet "
+               "flat, evenly lit, with the grid in focus")
 GRID_MISSING = ("the printed grid is not where the layout puts it: photograph the whole sheet "
                 "flat, or check --game/--players/--variant")
 
@@ -34,6 +50,7 @@ class SnappedSlot:
     box: Box  # refined writable box, mm
     shift_mm: float  # how far the refinement moved it (largest edge move)
     edges_found: int  # 0-4 grid lines found around it
+    uncertainty_mm: float = 0.0  # how far the box may still be off its printed place
 
 
 def _paper_level(channel: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -64,6 +81,27 @@ def line_strength(page: np.ndarray) -> np.ndarray:
     red = (chroma - paper_chroma) * 100.0 - 3.0
     red[lum < 0.55 * paper_lum] = 0.0
     return np.clip(red, 0.0, 255.0)
+
+
+def is_gray(page: np.ndarray) -> bool:
+    """True for a photo without colour (a grayscale JPEG, a 16-bit grey scan)."""
+    if page.ndim == 2:
+        return True
+    sample = page[::7, ::7].astype(np.int16)
+    return float(np.abs(sample[:, :, 2] - sample[:, :, 1]).mean()) < 1.5 and \
+        float(np.abs(sample[:, :, 0] - sample[:, :, 1]).mean()) < 1.5
+
+
+def shade_strength(page: np.ndarray) -> np.ndarray:
+    """How much each pixel looks like a grid line by its shade alone: a little darker than
+    the paper around it (the light-red print in a grayscale photo). Ink is far darker and
+    excluded, as in line_strength."""
+    lum = page.astype(np.float32) if page.ndim == 2 else \
+        page.astype(np.float32).mean(axis=2)
+    paper_lum = _paper_level(lum, 0.0, 255.0)
+    dark = (paper_lum - lum) / (paper_lum + 1.0) * 100.0 - 3.0
+    dark[lum < 0.55 * paper_lum] = 0.0
+    return np.clip(dark, 0.0, 255.0)
 
 
 def _peak(profile: np.ndarray, along: int) -> float | None:
@@ -150,26 +188,20 @@ def _neighbours(slots: tuple[Slot, ...]) -> list[list[int]]:
     return out
 
 
-def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]:
-    """Move each slot's box onto its grid lines; refuse if the grid is not there.
+def _find_lines(strength: np.ndarray, geom: SheetGeometry
+                ) -> tuple[list[list[float | None]], list[list[float | None]], int]:
+    """Each slot's four line offsets (mm) and per-axis shifts (None: not found), and the
+    fewest seeds of the two axes.
 
     Cells near the markers are found where the homography puts them; the offsets then
     spread to neighbouring cells, each searched around its neighbours' offset, so a
     sheet bent by several millimetres is followed cell by cell.
     """
-    gx, gy, gw, gh = geom.grid_bounds()
-    pad = SEARCH_MM + MAX_BEND_MM + 2.0
-    x0, y0 = max(0, int((gx - pad) * PX_PER_MM)), max(0, int((gy - pad) * PX_PER_MM))
-    x1, y1 = int((gx + gw + pad) * PX_PER_MM), int((gy + gh + pad) * PX_PER_MM)
-    strength = np.zeros(page.shape[:2], np.float32)  # only the grid region is needed
-    strength[y0:y1, x0:x1] = line_strength(page[y0:y1, x0:x1])
     slots, inset = geom.slots, geom.inset_mm
     raw = [_search(strength, s, inset, 0.0, 0.0) for s in slots]
     shift: list[list[float | None]] = [[_pair_shift(e, 0, 1), _pair_shift(e, 2, 3)]
                                        for e in raw]
-    for axis in (0, 1):  # seeds: enough cells exactly where the homography says
-        if sum(sh[axis] is not None for sh in shift) < MIN_SEEDS * len(slots):
-            raise UnreadableSheetError(GRID_MISSING)
+    seeds = min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1))
     neighbours = _neighbours(slots)
     for _ in range(len(slots)):
         progress = False
@@ -205,27 +237,106 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry) -> tuple[SnappedSlot, ...]
                     progress = True
         if not progress:
             break
+    return raw, shift, seeds
+
+
+def _found_share(shift: list[list[float | None]]) -> float:
+    """The share of slots placed by their own lines, in the worse of the two axes."""
+    return min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1)) / len(shift)
+
+
+def snap_slots(page: np.ndarray, geom: SheetGeometry, strict: bool = True
+               ) -> tuple[SnappedSlot, ...]:
+    """Move each slot's box onto its grid lines; each gets a placement uncertainty.
+
+    strict (the layout was guessed or named by the user, not read from the QR code): a
+    grid that is not where the layout puts it is refused, because it says the layout is
+    wrong. Otherwise the layout is certain and placement degrades: a cell whose lines are
+    hidden (shadow, ink, a grayscale photo of a faint grid) keeps the place its placed
+    neighbours or the homography predict, with an uncertainty that grows with the distance
+    to the nearest cell placed by its own lines. Refused only when too few cells can be
+    placed at all (UNPLACEABLE).
+    """
+    gx, gy, gw, gh = geom.grid_bounds()
+    pad = SEARCH_MM + MAX_BEND_MM + 2.0
+    x0, y0 = max(0, int((gx - pad) * PX_PER_MM)), max(0, int((gy - pad) * PX_PER_MM))
+    x1, y1 = int((gx + gw + pad) * PX_PER_MM), int((gy + gh + pad) * PX_PER_MM)
+    region = page[y0:y1, x0:x1]
+    slots = geom.slots
+    best: tuple[float, list, list, int] | None = None
+    # The light-red print by its colour first; by its shade where the photo has no colour
+    # (grayscale) or the colour finds too little (red ink, a strong colour cast).
+    kinds = ("gray",) if is_gray(region) else ("red", "gray")
+    for kind in kinds:
+        strength = np.zeros(page.shape[:2], np.float32)  # only the grid region is needed
+        strength[y0:y1, x0:x1] = (line_strength(region) if kind == "red"
+                                  else shade_strength(region))
+        raw, shift, seeds = _find_lines(strength, geom)
+        share = _found_share(shift) if seeds >= MIN_SEEDS * len(slots) else 0.0
+        if best is None or share > best[0]:
+            best = (share, raw, shift, seeds)
+        if share >= MIN_LINES_FOUND:
+            break
+    assert best is not None
+    share, raw, shift, seeds = best
     # Paper bends and shifts, but it does not stretch: most cells must show both lines
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
-    for axis in (0, 1):
-        if sum(sh[axis] is not None for sh in shift) < MIN_LINES_FOUND * len(slots):
-            raise UnreadableSheetError(GRID_MISSING)
+    if strict and share < MIN_LINES_FOUND:
+        raise UnreadableSheetError(GRID_MISSING)
+    out = _place(slots, raw, shift)
+    placeable = sum(s.uncertainty_mm <= MAX_UNCERTAIN_MM for s in out)
+    if placeable < MIN_PLACEABLE * len(out):
+        raise UnreadableSheetError(UNPLACEABLE.format(n=placeable, total=len(out)))
+    return out
+
+
+def _place(slots: tuple[Slot, ...], raw: list[list[float | None]],
+           shift: list[list[float | None]]) -> tuple[SnappedSlot, ...]:
+    """Each slot's box and uncertainty from its own lines, else from the nearest placed."""
+    centres = np.array([(s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2) for s in slots])
     out = []
-    for i, slot in enumerate(slots):
+    moves_all: list[list[float]] = []
+    uncertain: list[float] = []
+    for i in range(len(slots)):
         moves: list[float] = []
+        worst = 0.0
         for axis, (a, b) in enumerate(((0, 1), (2, 3))):
             if shift[i][axis] is not None:
                 moves += [float(raw[i][a]), float(raw[i][b])]  # type: ignore[arg-type]
-            else:  # no lines of its own: move with its neighbours
-                vals = [shift[j][axis] for j in neighbours[i] if shift[j][axis] is not None]
-                d = float(np.mean(vals)) if vals else 0.0
-                moves += [d, d]
-        left, right, top, bottom = moves
+                worst = max(worst, FOUND_MM if raw[i][a] != raw[i][b] else ONE_LINE_MM)
+                continue
+            placed = [j for j in range(len(slots)) if shift[j][axis] is not None]
+            if not placed:  # no line of this direction anywhere: the homography alone
+                moves += [0.0, 0.0]
+                worst = max(worst, HOMOGRAPHY_MM)
+                continue
+            dist = np.hypot(*(centres[placed] - centres[i]).T)
+            near = np.argsort(dist)[:4]
+            weights = 1.0 / (dist[near] + 1.0)
+            d = float(np.sum(weights * [shift[placed[k]][axis] for k in near]) / weights.sum())
+            moves += [d, d]
+            worst = max(worst, min(HOMOGRAPHY_MM, FOUND_MM + BEND_PER_MM * float(dist.min())))
+        moves_all.append(moves)
+        uncertain.append(worst)
+    for i, slot in enumerate(slots):
+        left, right, top, bottom = moves_all[i]
         x, y, w, h = slot.box
         box = (x + left, y + top, w + right - left, h + bottom - top)
-        out.append(SnappedSlot(slot, box, max(abs(v) for v in moves),
-                               2 * sum(sh is not None for sh in shift[i])))
+        out.append(SnappedSlot(slot, box, max(abs(v) for v in moves_all[i]),
+                               2 * sum(sh is not None for sh in shift[i]),
+                               round(uncertain[i], 2)))
     return tuple(out)
+
+
+def flag_unplaced(results: Sequence[Any], snapped: Sequence[SnappedSlot]) -> list[Any]:
+    """A cell placed too loosely to cut a safe crop is not certain, whatever was read.
+
+    Runs before and after the totals check: the totals may not vouch for such a cell.
+    """
+    return [replace(c, certain=False,
+                    note=f"Lage unsicher (±{s.uncertainty_mm:.1f} mm): bitte prüfen")
+            if c.certain and s.uncertainty_mm > MAX_UNCERTAIN_MM else c
+            for c, s in zip(results, snapped, strict=True)]
 
 
 def _fill(a: float | None, b: float | None) -> float:

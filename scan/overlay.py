@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -91,3 +91,50 @@ def write_debug(directory: Path, image: np.ndarray, result: ScanResult) -> None:
     cv2.imwrite(str(directory / "sheet_overlay.png"), result.overlay())
     cv2.imwrite(str(directory / "rectified.jpg"), result.rectified,
                 [cv2.IMWRITE_JPEG_QUALITY, 90])
+
+
+def draw_found(image: np.ndarray, found: dict[str, Any], long_side: int = 1600) -> np.ndarray:
+    """The photo (shrunk) with whatever the stages found before a scan failed: markers,
+    QR code, page outline and, once the sheet was placed, the grid where it was expected."""
+    scale = min(1.0, long_side / max(image.shape[:2]))
+    out = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    if out.ndim == 2:
+        out = cv2.cvtColor(out, cv2.COLOR_GRAY2BGR)
+    for hit in found.get("markers", ()):
+        pts = (hit.corners * scale).astype(np.int32)
+        cv2.polylines(out, [pts], True, BLUE, 2)
+        cv2.putText(out, f"id {hit.id}", tuple(int(v) for v in pts[0] + [0, -6]),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.6, BLUE, 2)
+    if found.get("qr") is not None:
+        cv2.polylines(out, [(found["qr"].corners * scale).astype(np.int32)], True, MAGENTA, 2)
+    if found.get("outline") is not None:
+        cv2.polylines(out, [(found["outline"] * scale).astype(np.int32)], True, ORANGE, 2)
+    placement, geom = found.get("placement"), found.get("geometry")
+    if placement is not None and geom is not None:
+        for s in geom.slots:
+            x, y, w, h = s.box
+            quad = np.float32([[[x, y]], [[x + w, y]], [[x + w, y + h]], [[x, y + h]]])
+            pts = (cv2.perspectiveTransform(quad, placement.homography) * scale).astype(np.int32)
+            cv2.polylines(out, [pts], True, GREEN, 1)
+    return out
+
+
+def write_failure(directory: Path, image: np.ndarray, found: dict[str, Any], stage: str,
+                  error: str) -> None:
+    """--debug for a refused photo: what was found up to the stage that refused it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(directory / "photo_overlay.png"), draw_found(image, found))
+    page, geom = found.get("rectified"), found.get("geometry")
+    if page is not None and geom is not None:  # the flat sheet with the expected grid
+        out = page.copy()
+        s = PX_PER_MM
+        for slot in geom.slots:
+            x, y, w, h = slot.box
+            cv2.rectangle(out, (round(x * s), round(y * s)), (round((x + w) * s),
+                                                             round((y + h) * s)), GREEN, 1)
+        cv2.imwrite(str(directory / "sheet_expected.jpg"), out, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    markers = ", ".join(str(m.id) for m in found.get("markers", ())) or "none"
+    qr = found.get("qr")
+    (directory / "failure.txt").write_text(
+        f"refused at stage: {stage}\nerror: {error}\nmarkers found: {markers}\n"
+        f"QR code: {qr.text if qr is not None else 'not read'}\n", encoding="utf-8")

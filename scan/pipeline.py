@@ -19,7 +19,7 @@ import numpy as np
 from scan import cells as cells_mod
 from scan import locate, payout
 from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
-from scan.grid import SnappedSlot, snap_slots
+from scan.grid import SnappedSlot, flag_unplaced, snap_slots
 from scan.infer_layout import infer_layout
 from scan.load import load_photo
 from scan.rectify import (
@@ -93,11 +93,16 @@ class ScanResult:
 
 
 class _Timer:
+    """Stage times, and what the stages found so far (for --debug when a scan fails)."""
+
     def __init__(self) -> None:
         self.times: dict[str, float] = {}
+        self.current = ""  # the stage running now (or the last one started)
+        self.found: dict[str, Any] = {}
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        self.current = name
         t0 = time.perf_counter()
         try:
             yield
@@ -137,7 +142,14 @@ def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
     timer = _Timer()
     with timer.stage("load"):
         image = load_photo(source)
-    result = scan_image(image, options, recognizer, timer)
+    try:
+        result = scan_image(image, options, recognizer, timer)
+    except EscaleroError as err:
+        if options.debug_dir is not None:  # when a user needs it most
+            from scan.overlay import write_failure
+
+            write_failure(Path(options.debug_dir), image, timer.found, timer.current, str(err))
+        raise
     if options.debug_dir is not None:
         from scan.overlay import write_debug
 
@@ -149,14 +161,16 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                timer: _Timer | None = None) -> ScanResult:
     """scan_photo on an already decoded BGR image."""
     timer = timer or _Timer()
+    found = timer.found
     with timer.stage("markers"):
-        markers = locate.find_markers(image)
+        markers = found["markers"] = locate.find_markers(image)
     with timer.stage("qr"):
-        qr = locate.read_qr(image, markers, page_frames())
+        qr = found["qr"] = locate.read_qr(image, markers, page_frames())
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):
-            outline = locate.find_outline(image)
+            outline = found["outline"] = locate.find_outline(image)
+    timer.current = "layout"
     if qr is None:
         _check_without_code(image, markers, outline)
     inferred = None
@@ -169,14 +183,17 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     warnings: tuple[str, ...] = ()
     if inferred is not None and source == "options":
         source, warnings = "grid", (inferred.warning,)
-    geom = _with_names(geom, options.names)
+    geom = found["geometry"] = _with_names(geom, options.names)
     with timer.stage("place"):
-        placement = locate.place_sheet(geom, markers, qr, outline)
+        placement = found["placement"] = locate.place_sheet(geom, markers, qr, outline)
     with timer.stage("rectify"):
         rect: Rectified = rectify(image, placement.homography, geom)
+        found["rectified"] = rect.image
     with timer.stage("grid"):
         try:
-            snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom)
+            # A layout read from the code is certain: placement degrades instead of refusing.
+            snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom,
+                                                          strict=source != "qr")
         except UnreadableSheetError:
             if source == "grid":  # the guessed layout failed grid.py's own check
                 raise SheetNotFoundError(NO_LAYOUT) from None
@@ -190,8 +207,10 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         results = cells_mod.to_results(snapped, readings)
         results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
         results = cells_mod.flag_hidden_digits(results, crops)
+        results = flag_unplaced(results, snapped)
         raw = results
         results = cells_mod.check_totals(results)
+        results = flag_unplaced(results, snapped)
         sheet_json = build_sheet_json(geom, results)
         sheet = Sheet.from_json(sheet_json)
         if options.house is not None and sheet.house is not None:

@@ -16,7 +16,11 @@ from scan.geometry import Box, SheetGeometry
 from scoring.errors import UnreadableSheetError
 
 PX_PER_MM = 10.0  # the cell-reading contract's resolution (CELL_PX_PER_MM)
-MIN_PHOTO_PX_PER_MM = 3.0  # the digit model is trained down to ~2.8 px/mm; below, refuse
+# The digit model is trained down to ~2.8 px/mm: cells shown below MIN_PHOTO_PX_PER_MM are
+# read but flagged (a 1600 px upload of a sheet filling most of the frame is ~2.5-3 px/mm);
+# a sheet shown below MIN_SHEET_PX_PER_MM (median cell) is refused.
+MIN_PHOTO_PX_PER_MM = 2.5
+MIN_SHEET_PX_PER_MM = 2.0
 MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 
 TOO_SMALL = ("sheet too small in the photo to read safely: move closer so the sheet fills "
@@ -107,7 +111,7 @@ def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) ->
     # The grid is not known yet: judge the middle half of the page (the grid's core).
     w, h = x1 - x0, y1 - y0
     if photo_resolution(hom, (x0 + w / 4, y0 + h / 4, w / 2, h / 2)) \
-            < MIN_PHOTO_PX_PER_MM:
+            < MIN_SHEET_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL)
     patches = []
     for x, y, w, h in boxes:
@@ -172,7 +176,7 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
     res = slot_resolutions(hom, geom)
     # Refuse when most cells are too small; a few far ones (a tilted photo) are only
     # flagged (see cells.flag_small).
-    if float(np.median(res)) < MIN_PHOTO_PX_PER_MM:
+    if float(np.median(res)) < MIN_SHEET_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL)
     page, to_page = warp_page(image, hom, geom)
     if blur_boxes is None:  # the sharpest print there is: markers and the QR code

@@ -35,14 +35,47 @@ def test_levels_draw_sizes_and_geometry_in_range(level: str) -> None:
         plan = camera.plan_shot(rng, A4, camera.Options(level=level))
         w, h = plan.size
         assert 1.9e6 <= w * h <= 12.1e6
-        assert lv.tilt[0] <= plan.tilt <= lv.tilt[1]
+        if plan.flatbed:  # pressed flat on the glass, square on
+            assert plan.tilt == 0 and plan.bend == (0.0,) * 4
+        else:
+            assert lv.tilt[0] <= plan.tilt <= lv.tilt[1]
         corners = np.array(plan.corners)
         assert (corners >= 0).all() and (corners[:, 0] <= w).all() and (corners[:, 1] <= h).all()
-        assert 60 <= lv.jpeg[0] <= plan.jpeg_quality <= lv.jpeg[1] <= 95
+        if not plan.flatbed:  # a scanner saves at 80-95
+            assert 60 <= lv.jpeg[0] <= plan.jpeg_quality <= lv.jpeg[1] <= 95
         rotations.append(plan.rotation)
     # Upside down and sideways shots happen at both levels.
     quadrants = {round(r / 90) % 4 for r in rotations}
     assert quadrants == {0, 1, 2, 3}
+
+
+def test_harsh_level_makes_uploads_shadows_grayscale_and_scans() -> None:
+    """The harsh level's other people's photos: each kind turns up, the mild level has none."""
+    kinds = {"low-res": 0, "cast": 0, "gray": 0, "flatbed": 0}
+    for level in camera.LEVELS:
+        rng = np.random.default_rng(3)
+        for _ in range(120):
+            plan = camera.plan_shot(rng, A4, camera.Options(level=level))
+            if level == "mild":
+                assert not (plan.gray or plan.flatbed or plan.cast[0])
+                continue
+            kinds["low-res"] += max(plan.size) <= 2600 and not plan.flatbed
+            kinds["cast"] += plan.cast[0] > 0
+            kinds["gray"] += plan.gray
+            kinds["flatbed"] += plan.flatbed
+    assert all(n >= 5 for n in kinds.values()), kinds
+
+
+def test_flatbed_scan_is_square_on_and_grayscale_jpeg_has_one_channel() -> None:
+    rng = np.random.default_rng(0)
+    plan = camera._plan_flatbed(rng, A4, camera.Options(level="harsh"))
+    plan = camera.ShotPlan(**{**plan.__dict__, "gray": True})
+    tl, tr, br, bl = np.array(plan.corners)
+    assert abs(tr[1] - tl[1]) < 0.03 * plan.size[0] and abs(bl[0] - tl[0]) < 0.03 * plan.size[1]
+    assert 7.8 <= plan.px_per_mm <= 11.9  # 200-300 dpi
+    img = cv2.imdecode(np.frombuffer(camera.take_photo(_page(), plan), np.uint8),
+                       cv2.IMREAD_UNCHANGED)
+    assert img.ndim == 2 and img.shape[::-1] == plan.size
 
 
 def test_requested_megapixels_rotation_and_quality() -> None:

@@ -44,7 +44,7 @@ def test_blurred_sheet_is_refused(page) -> None:
 
 
 def test_tiny_sheet_is_refused(page) -> None:
-    photo, hom = photo_with_truth(page, size=(1500, 2000), scale=0.4)
+    photo, hom = photo_with_truth(page, size=(1500, 2000), scale=0.25)
     with pytest.raises(UnreadableSheetError, match="too small"):
         rectify(photo, _true_hom(hom), GEOM)
 

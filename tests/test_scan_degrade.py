@@ -1,0 +1,84 @@
+"""scan.grid: placement that degrades (uncertain cells flagged) instead of refusing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scan_support import photo_with_truth, written_sheet
+
+from scan.cells import CellResult
+from scan.geometry import geometry_for
+from scan.grid import (
+    FOUND_MM,
+    MAX_UNCERTAIN_MM,
+    UNPLACEABLE,
+    flag_unplaced,
+    is_gray,
+    snap_slots,
+)
+from scan.rectify import rectify
+from scoring.errors import UnreadableSheetError
+from sheets.layout import LayoutSpec
+
+PPM = 6.0
+SPEC = LayoutSpec()
+GEOM = geometry_for(SPEC)
+
+
+@pytest.fixture(scope="module")
+def page() -> np.ndarray:
+    return written_sheet(SPEC, {(0, 0, "nines"): 3}, "T-1", PPM)
+
+
+def _erase_grid(page: np.ndarray, x_from_mm: float) -> np.ndarray:
+    """The page with its light-red print painted out right of x_from_mm (shadow, dropout)."""
+    out = page.copy()
+    f = out.astype(np.int16)
+    red = (f[:, :, 2] - (f[:, :, 0] + f[:, :, 1]) // 2) > 12
+    red[:, : int(x_from_mm * PPM)] = False
+    out[red] = 250
+    return out
+
+
+def _flat(page: np.ndarray, gray: bool = False) -> np.ndarray:
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=3, scale=0.85)
+    if gray:
+        photo = np.repeat(photo.mean(axis=2, keepdims=True), 3, axis=2).astype(np.uint8)
+    return rectify(photo, hom @ np.diag([PPM, PPM, 1.0]), GEOM).image
+
+
+def test_grayscale_photo_finds_the_grid_by_shade(page) -> None:
+    flat = _flat(page, gray=True)
+    assert is_gray(flat) and not is_gray(_flat(page))
+    snapped = snap_slots(flat, GEOM)
+    assert np.mean([s.edges_found for s in snapped]) > 3.5
+    assert max(s.uncertainty_mm for s in snapped) <= 2 * FOUND_MM
+
+
+def test_hidden_grid_degrades_to_flagged_cells(page) -> None:
+    """The grid is gone from most of the sheet: the code-read layout is not refused; cells
+    far from any visible line are placed by prediction and marked too uncertain."""
+    xs = sorted({s.box[0] for s in GEOM.slots})
+    flat = _flat(_erase_grid(page, xs[2]))
+    with pytest.raises(UnreadableSheetError, match="grid"):  # a guessed layout: refused
+        snap_slots(flat, GEOM, strict=True)
+    snapped = snap_slots(flat, GEOM, strict=False)
+    seen = [s for s in snapped if s.box[0] < xs[1] + 1]
+    far = [s for s in snapped if s.slot.box[0] >= xs[-1] - 1]
+    assert seen and far
+    assert max(s.uncertainty_mm for s in seen) <= 2 * FOUND_MM
+    assert min(s.uncertainty_mm for s in far) > MAX_UNCERTAIN_MM
+    # Flagged with a note, never dropped; a certain reading elsewhere stays certain.
+    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, None, 0.99, (), True, s.box)
+             for s in snapped]
+    flagged = flag_unplaced(cells, snapped)
+    assert all(not c.certain and c.note.startswith("Lage unsicher")
+               for c, s in zip(flagged, snapped, strict=True) if s in far)
+    assert all(c.certain for c, s in zip(flagged, snapped, strict=True) if s in seen)
+
+
+def test_sheet_without_a_visible_grid_is_refused_and_says_so(page) -> None:
+    flat = _flat(_erase_grid(page, 0.0))
+    with pytest.raises(UnreadableSheetError) as err:
+        snap_slots(flat, GEOM, strict=False)
+    assert str(err.value) == UNPLACEABLE.format(n=0, total=len(GEOM.slots))
