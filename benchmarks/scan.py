@@ -13,6 +13,13 @@ time. Each photo is then scanned one at a time and compared cell by cell with it
   with any (the number that must be zero);
 - payout right, nothing to review: the sheet's points equal the truth's and no cell is
   flagged (the photo needs no person at all);
+- payout certain: the scanner says the payout needs no review (settlement.certain);
+  certain and wrong: such sheets whose points are not the truth's (must stay 0);
+- cells to check per sheet: the cells that can change the payout on sheets whose payout
+  is not certain (a certain payout asks nothing);
+- answers until certain: the asked cells answered one by one with the truth, in the
+  order the scanner asks them (as the web review walks them), until the payout is
+  certain; the mean over read sheets (0 for a sheet certain from the start);
 - failed: photos refused (an EscaleroError, e.g. "too blurred") or crashed;
 - time per photo (median, p95) next to the time to merely decode the same JPEG.
 """
@@ -65,7 +72,7 @@ class Outcome:
     no_sheet: bool = False  # the photo shows no sheet: refusing it is right
     payout_certain: bool = False  # the scanner says the payout needs no review
     payout_confidence: float = 0.0  # the scanner's probability that the payout is right
-    deciding: int = 0  # flagged cells that can change the payout
+    deciding: int = 0  # cells a player is asked to check: those that can change an uncertain payout
     answers: int | None = None  # answers (the truth) a player gives until it is certain
 
     @property
@@ -189,7 +196,8 @@ def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str,
     out.payout_right = points == truth["expected"]["settlement"]["points"]
     out.payout_certain = bool(scanned.get("settlement", {}).get("certain"))
     out.payout_confidence = float(scanned.get("settlement", {}).get("confidence") or 0.0)
-    out.deciding = sum(bool(r.get("affects_payout")) for r in scanned.get("review", []))
+    out.deciding = 0 if out.payout_certain else sum(
+        bool(r.get("affects_payout")) for r in scanned.get("review", []))
     if "readings" in scanned:
         out.answers = answers_until_certain(truth["sheet"], scanned, want)
     return out
@@ -320,7 +328,7 @@ ROWS = (
     ("payout_certain", "payout certain (no review needed)", "{:.1%}"),
     ("certain_wrong", "payout certain and wrong (sheets)", "{:d}"),
     ("certain_wrong_share", "payout certain and wrong (share)", "{:.2%}"),
-    ("deciding_per_sheet", "cells to check per sheet (affect payout)", "{:.2f}"),
+    ("deciding_per_sheet", "cells to check per sheet (can change it)", "{:.2f}"),
     ("answers_mean", "answers until payout certain (mean)", "{:.2f}"),
     ("never_certain", "sheets never certain after all answers", "{:d}"),
     ("scan_median_s", "scan time median (s)", "{:.3f}"),

@@ -100,6 +100,7 @@ SCAN_WORDS: dict[str, dict[str, str]] = {
            "plural": "ern", "unsure": "Auszahlung unsicher (sicher zu {p})",
            "unfinished": "Auszahlung vorläufig: das Blatt ist nicht fertig ({n} leer)",
            "others": "Weitere unsichere Felder ({n}); sie ändern die Auszahlung nicht:",
+           "optional": "Unsichere Felder ({n}); die Auszahlung ist auch ohne sie sicher:",
            "read": "gelesen", "or": "oder", "total": "Summe",
            "written": "Summe (geschrieben)", "note": "Achtung"},
     "en": {"sure": "Payout certain ({p})",
@@ -107,6 +108,7 @@ SCAN_WORDS: dict[str, dict[str, str]] = {
            "plural": "s", "unsure": "Payout not certain (certain to {p})",
            "unfinished": "Payout provisional: the sheet is not finished ({n} empty)",
            "others": "Other unsure cells ({n}); they cannot change the payout:",
+           "optional": "Unsure cells ({n}); the payout is certain without them:",
            "read": "read", "or": "or", "total": "Total",
            "written": "Total (written)", "note": "Note"},
     "es": {"sure": "Pago seguro ({p})",
@@ -114,6 +116,7 @@ SCAN_WORDS: dict[str, dict[str, str]] = {
            "plural": "s", "unsure": "Pago no seguro (seguro al {p})",
            "unfinished": "Pago provisional: la hoja no está terminada ({n} vacías)",
            "others": "Otras casillas dudosas ({n}); no cambian el pago:",
+           "optional": "Casillas dudosas ({n}); el pago es seguro sin ellas:",
            "read": "leído", "or": "o", "total": "Total",
            "written": "Total (escrito)", "note": "Atención"},
 }
@@ -127,8 +130,10 @@ def format_scan(result: Any, lang: str = "de") -> str:
     w = SCAN_WORDS[lang if lang in SCAN_WORDS else "de"]
     sheet = result.sheet
     review = list(result.review)
-    deciding = [r for r in review if r.get("affects_payout")]
-    others = [r for r in review if not r.get("affects_payout")]
+    certain = bool(result.report["settlement"].get("certain"))
+    # A certain payout hangs on no cell: every unsure cell is then optional to check.
+    deciding = [] if certain else [r for r in review if r.get("affects_payout")]
+    others = [r for r in review if r not in deciding]
     lines = [f"{w['note'].upper()}: {msg}" for msg in getattr(result, "warnings", ())]
     lines.append(_status_line(result, deciding, w))
     lines += [_review_line(sheet, r, lang, w) for r in deciding]
@@ -137,7 +142,7 @@ def format_scan(result: Any, lang: str = "de") -> str:
     lines += ["", payout.split("\n\n", 1)[1] if "\n\n" in payout else payout]
     lines += ["", *_grid(result, lang, w)]
     if others:
-        lines += ["", w["others"].format(n=len(others))]
+        lines += ["", w["optional" if certain else "others"].format(n=len(others))]
         lines += [_review_line(sheet, r, lang, w) for r in others]
     return "\n".join(lines) + "\n"
 
