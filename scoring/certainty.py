@@ -24,7 +24,6 @@ An unfinished sheet (an entry the rules need is empty) is never certain.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
@@ -51,8 +50,9 @@ MAX_DOUBT_CELLS: Final = 12
 TOTAL_RIGHT: Final = 0.9
 # Likelihood of one *specific* written number when it is not the true sum.
 WRONG_TOTAL_SHARE: Final = 0.01
-# Joint outcomes below this mass are not enumerated (their mass counts as "not as shown").
-_NEGLIGIBLE = 1e-12
+# Outcomes below this mass are not enumerated (their mass counts as "not as shown", which
+# can only lower the confidence; at most a few 1e-6 on a sheet).
+_NEGLIGIBLE = 1e-9
 
 Key = tuple[int, int, str]  # side, column, row id ("total" for a written total)
 Value = int | str | None  # sheet-JSON form: int, "x" (struck) or None (empty)
@@ -162,6 +162,7 @@ class _Model:
                                                            r.allowed))
                                       for r in self.rules.rows]
         self._points_cache: dict[tuple[Outcome, ...], tuple[object, ...]] = {}
+        self._sums: dict[tuple[int, int], np.ndarray] = {}
         self.size = 1 + max(sum(len(d) - 1 for _, d in col) for col in self.cells.values())
 
     # --- cells -------------------------------------------------------------------------
@@ -222,24 +223,35 @@ class _Model:
     def column_outcomes(self, c: int, replaced: Mapping[int, np.ndarray] | None = None
                         ) -> dict[Outcome, float]:
         given = replaced or {}
-        return top_sets([given[s] if s in given else self.side_sum(s, c)
+        return top_sets([given[s] if s in given else self.base_sum(s, c)
                          for s in range(self.n)])
+
+    def base_sum(self, s: int, c: int) -> np.ndarray:
+        """side_sum with nothing answered, computed once per side and column."""
+        if (s, c) not in self._sums:
+            self._sums[(s, c)] = self.side_sum(s, c)
+        return self._sums[(s, c)]
 
     def joint(self, outcomes: Sequence[Mapping[Outcome, float]], shown: Sequence[object]
               ) -> float:
-        """Mass of the joint column outcomes whose settlement has the shown points."""
+        """Mass of the joint column outcomes whose settlement has the shown points.
+        Outcomes below _NEGLIGIBLE (alone, or as a product) are left out: their mass
+        counts as "not as shown", so leaving them out can only lower the confidence."""
         per_column = [sorted(((o, p) for o, p in col.items() if p > _NEGLIGIBLE),
                              key=lambda a: -a[1]) for col in outcomes]
         shown_t = tuple(shown)
         mass = 0.0
-        for combo in itertools.product(*per_column):
-            p = 1.0
-            for _, q in combo:
-                p *= q
-            if p <= _NEGLIGIBLE:
+        stack: list[tuple[int, float, tuple[Outcome, ...]]] = [(0, 1.0, ())]
+        while stack:
+            depth, p, tops = stack.pop()
+            if depth == len(per_column):
+                if self._points_of(tops) == shown_t:
+                    mass += p
                 continue
-            if self._points_of(tuple(o for o, _ in combo)) == shown_t:
-                mass += p
+            for o, q in per_column[depth]:
+                if p * q <= _NEGLIGIBLE:
+                    break  # sorted: the rest are smaller still
+                stack.append((depth + 1, p * q, (*tops, o)))
         return min(1.0, mass)
 
     def _points_of(self, tops: tuple[Outcome, ...]) -> tuple[object, ...]:
@@ -314,9 +326,8 @@ class _Model:
         sheet = self.sheet
         try:
             self.sheet = self._answered(key, v)
-            if row == "total":
-                return self.column_outcomes(c)
-            return self.column_outcomes(c, {s: self.side_sum(s, c, {row: v})})
+            fixed = {} if row == "total" else {row: v}
+            return self.column_outcomes(c, {s: self.side_sum(s, c, fixed)})
         finally:
             self.beliefs[key] = saved
             self.sheet = sheet
@@ -343,17 +354,17 @@ def top_sets(sums: Sequence[np.ndarray]) -> dict[Outcome, float]:
     floor = max(lows)
     contenders = [s for s in range(n) if highs[s] >= floor]
     others = [s for s in range(n) if s not in contenders]
-    rest = np.prod(below[others], axis=0) if others else np.ones(size)
-    out: dict[Outcome, float] = {}
-    for k in range(1, len(contenders) + 1):
-        for group in itertools.combinations(contenders, k):
-            prod = rest.copy()
-            for s in contenders:
-                prod *= f[s] if s in group else below[s]
-            p = float(prod.sum())
-            if p > 0.0:
-                out[frozenset(group)] = p
-    return out
+    top = max(highs) + 1  # the maximum lies in [floor, top)
+    rest = (np.prod(below[others, floor:top], axis=0) if others
+            else np.ones(top - floor))
+    k = len(contenders)
+    # Every non-empty subset of the contenders at once: row i of `masks` is subset i.
+    masks = ((np.arange(1, 2 ** k)[:, None] >> np.arange(k)) & 1).astype(bool)
+    chosen = np.where(masks[:, :, None], f[contenders, floor:top][None],
+                      below[contenders, floor:top][None])
+    mass = (np.prod(chosen, axis=1) * rest).sum(axis=1)
+    return {frozenset(contenders[j] for j in range(k) if masks[i, j]): float(mass[i])
+            for i in range(len(masks)) if mass[i] > 0.0}
 
 
 def _total_variation(a: Mapping[Outcome, float], b: Mapping[Outcome, float]) -> float:
