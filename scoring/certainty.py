@@ -41,8 +41,9 @@ PAYOUT_ACCEPT: Final = 0.995
 # A reading needs at least this much of its cell's distribution to count as one that
 # "could" change the payout (smaller ones stay in the confidence, not in the questions).
 PLAUSIBLE: Final = 0.001
-# ...and it must move its column's top by at least this much (total variation).
-AFFECTS: Final = 0.01
+# ...and it must move its column's top by at least this much (total variation): less
+# means another cell of the column is the one that decides it.
+AFFECTS: Final = 0.1
 # At most this many cells are asked about when the doubt is spread over a close column.
 MAX_DOUBT_CELLS: Final = 12
 # How often a written total is the true sum when it is read right (players add up well,
@@ -111,7 +112,10 @@ def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterabl
     confidence = model.joint(outcomes, shown)
     keys = [k for k in dict.fromkeys(asked) if k in model.beliefs]
     impacts = [model.impact(key, outcomes, confidence) for key in keys]
-    if confidence < accept:
+    # Cells read as certain are asked about only once the unsure ones cannot explain the
+    # doubt: first those with a plausible other reading, then the thin spread of a close
+    # column (each round of answers recomputes this).
+    if confidence < accept and not any(i.affects_payout for i in impacts):
         impacts += model.extra_impacts(set(keys), outcomes, confidence)
     if confidence < accept and not any(i.affects_payout for i in impacts):
         impacts += model.doubt_impacts({i.key for i in impacts}, outcomes, confidence,
