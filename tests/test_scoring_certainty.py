@@ -210,7 +210,7 @@ def test_a_weak_certain_reading_in_a_close_column_is_asked_about() -> None:
     close = dict(B, grande=80)  # 212 against A's 203 in column I
     sheet = _sheet([[A, A, A], [close, B, B]])
     weak = CellBelief(1, 0, "kings", ((10, 0.998), (5, 0.002)))  # 5: 207, still ahead
-    decisive = CellBelief(1, 0, "grande", ((80, 0.99), (50, 0.01)))  # 50: A wins
+    decisive = CellBelief(1, 0, "grande", ((80, 0.98), (50, 0.02)))  # 50: A wins
     result = payout_certainty(sheet, [weak, decisive], asked=[])
     assert not result.certain
     assert [i.key for i in result.impacts if i.extra] == [decisive.key]
