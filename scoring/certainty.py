@@ -9,11 +9,10 @@ Model (docs/sheet-json.md, "Payout certainty"):
   exactly (a person typed or confirmed it). Readings a belief does not list share what the
   listed ones leave, evenly over the other readings the row allows.
 - A side's column sum is the convolution of its cells' point distributions.
-- A written total weighs in by its reading distribution: it is the true sum with
-  probability TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE each). A
-  total that disagrees with every plausible sum of its column (mis-added) is flat and has
-  no say, because the entries count, not the total; one whose other readings match another
-  plausible sum takes confidence away.
+- A written total weighs in, by its whole reading distribution, only when it agrees with
+  the column as shown (it may be read as that sum): it is the true sum with probability
+  TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE each). A total that
+  disagrees has no say, because the entries count, not the total.
 - From the sums: per column the distribution of who is at the top (the set of sides
   sharing the highest sum); columns are independent, so the joint outcome is their product,
   and each joint outcome is settled by `scoring.settle.settle_totals`, bonus and pairs
@@ -187,17 +186,18 @@ class _Model:
             dist[_points(v)] += p
         return dist / dist.sum() if dist.sum() > 0 else dist
 
-    def total_fit(self, s: int, c: int) -> np.ndarray | None:
+    def total_fit(self, s: int, c: int, shown_sum: int) -> np.ndarray | None:
         """Likelihood of the written total given each true sum of the column: the total
-        is the sum with probability TOTAL_RIGHT if read right, else any number. A total
-        that matches no plausible sum (mis-added) is flat here and so has no say."""
+        is the sum with probability TOTAL_RIGHT if read right, else any number. Only a
+        total that may be read as the sum shown (>= PLAUSIBLE) agrees with its column;
+        one that disagrees has no say (None), since the entries count."""
         belief = self.beliefs.get((s, c, "total"))
         written = self.sheet.sides[s].written_totals[c]
         if belief is not None:
             read = {v: p for v, p in belief.distribution if isinstance(v, int)}
         else:
             read = {written: 1.0} if written is not None else {}
-        if not read:
+        if read.get(shown_sum, 0.0) < PLAUSIBLE:
             return None
         fit = np.full(self.size, WRONG_TOTAL_SHARE)
         for v, p in read.items():
@@ -217,7 +217,7 @@ class _Model:
                 acc = np.convolve(acc, dist)
         out = np.zeros(self.size)
         out[:min(self.size, len(acc))] = acc[:self.size]
-        fit = self.total_fit(s, c)
+        fit = self.total_fit(s, c, self.sheet.sides[s].column_total(c))
         if fit is not None:
             out = out * fit
         total = out.sum()

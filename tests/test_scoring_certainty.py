@@ -53,10 +53,11 @@ def _full(rng: np.random.Generator, game: str = "escalero") -> dict:
 
 def _brute(sheet: Sheet, beliefs: list[CellBelief]) -> float:
     """P(points as shown) by enumerating every combination of the unsure cells' readings,
-    weighting each written total by its likelihood (the model in the module doc)."""
+    weighting each agreeing written total by its likelihood (the model in the module doc)."""
     shown = settle(sheet).points
     agreeing = {(s, c): t for s, side in enumerate(sheet.sides)
-                for c, t in enumerate(side.written_totals) if t is not None}
+                for c, t in enumerate(side.written_totals)
+                if t is not None and t == side.column_total(c)}
     good = 0.0
     total = 0.0
     for combo in itertools.product(*(b.distribution for b in beliefs)):
@@ -193,7 +194,7 @@ def test_an_unfinished_sheet_is_never_certain() -> None:
     assert not result.finished and not result.certain
 
 
-def test_an_agreeing_total_raises_confidence_a_mis_added_one_has_no_say() -> None:
+def test_an_agreeing_total_raises_confidence_a_disagreeing_one_has_no_say() -> None:
     beliefs = [CellBelief(0, 0, "grande", ((50, 0.7), (None, 0.3)))]
 
     def confidence(total: int | None) -> float:
@@ -202,8 +203,18 @@ def test_an_agreeing_total_raises_confidence_a_mis_added_one_has_no_say() -> Non
 
     assert confidence(None) == pytest.approx(0.7)
     assert confidence(203) > 0.99  # the column as shown
-    assert confidence(140) == pytest.approx(0.7)  # matches no plausible sum: mis-added
-    assert confidence(153) < 0.1  # the sum with Grande empty: the total speaks against it
+    assert confidence(140) == pytest.approx(0.7)  # mis-added: the entries count
+    assert confidence(153) == pytest.approx(0.7)  # even where it matches another reading
+
+
+def test_a_total_read_unsurely_agrees_when_it_may_be_read_as_the_sum() -> None:
+    beliefs = [CellBelief(0, 0, "grande", ((50, 0.7), (None, 0.3))),
+               CellBelief(0, 0, "total", ((208, 0.6), (203, 0.3), (153, 0.1)))]
+    sheet = _sheet([[A, A, A], [B, B, B]], totals=[[208, None, None], [None] * 3])
+    got = payout_certainty(sheet, beliefs).confidence
+    # Likelihood of the sum s: 0.01 + 0.89 * P(total read as s); the prior 0.7 / 0.3.
+    right, wrong = 0.7 * (0.01 + 0.89 * 0.3), 0.3 * (0.01 + 0.89 * 0.1)
+    assert got == pytest.approx(right / (right + wrong))
 
 
 def test_a_weak_certain_reading_in_a_close_column_is_asked_about() -> None:
