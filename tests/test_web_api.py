@@ -46,6 +46,11 @@ def client(tmp_path: Path) -> TestClient:
         yield c
 
 
+def english(client: TestClient) -> None:
+    """Messages in English, as a phone set to EN gets them (the default is German)."""
+    client.cookies.set("escalero_lang", "en")
+
+
 def test_pages_render_in_german_by_default_and_switch_to_english(client: TestClient) -> None:
     for path in ("/", "/tafel", "/scan", "/print", "/ledger"):
         r = client.get(path)
@@ -97,6 +102,7 @@ def test_settle_endpoint(client: TestClient) -> None:
 ])
 def test_settle_rejects_bad_input_with_a_message(client: TestClient, body: bytes,
                                                  message: str) -> None:
+    english(client)
     r = client.post("/api/settle", content=body, headers={"Content-Type": "application/json"})
     assert r.status_code == 400
     assert message in r.json()["error"]
@@ -114,24 +120,27 @@ def test_print_endpoint_returns_a_pdf(client: TestClient) -> None:
 
 
 def test_print_refuses_impossible_sheets_with_a_message(client: TestClient) -> None:
+    english(client)
     r = client.post("/api/print", data={"game": "generala", "pairs": "1", "players": "4"})
-    assert r.status_code == 400 and "--pairs is for Escalero" in r.json()["error"]
+    assert r.status_code == 400 and "Pairs are for Escalero" in r.json()["error"]
     r = client.post("/api/print", data={"pages": "9999"})
-    assert r.status_code == 400 and "number of sheets" in r.json()["error"]
+    assert r.status_code == 400 and "Number of sheets" in r.json()["error"]
 
 
 def test_scan_rejects_what_is_not_a_photo(client: TestClient) -> None:
+    english(client)
     r = client.post("/api/scan", content=b"%PDF-1.4 not a photo")
     assert r.status_code == 415
-    assert r.json()["error"] == ("this file is not a photo; "
-                                 "upload a JPEG, PNG, HEIC or WebP image")
+    assert r.json()["error"] == ("This file is not a photo; "
+                                 "upload a JPEG, PNG, HEIC or WebP image.")
     r = client.post("/api/scan", content=b"")
-    assert r.status_code == 415 and "no photo received" in r.json()["error"]
+    assert r.status_code == 415 and "No photo received" in r.json()["error"]
 
 
 def test_scan_refuses_large_uploads(tmp_path: Path) -> None:
     app = create_app(WebConfig(db_path=tmp_path / "l.sqlite3", max_upload_bytes=1000))
     with TestClient(app) as c:
+        english(c)
         r = c.post("/api/scan", content=png_bytes((400, 400)) + b"\0" * 2000)
         assert r.status_code == 413 and "larger than" in r.json()["error"]
 
@@ -198,11 +207,12 @@ def test_scan_of_a_sample_photo(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(("name", "message"), [
-    ("14-no-sheet.jpg", "no score sheet found"),
+    ("14-no-sheet.jpg", "No score sheet found"),
     ("13-tiny-far-away.jpg", "move closer"),
 ])
 def test_bad_photos_get_the_scanners_message(client: TestClient, name: str,
                                              message: str) -> None:
+    english(client)
     r = client.post("/api/scan", content=sample(name).read_bytes())
     assert r.status_code == 422
     assert message in r.json()["error"]
@@ -220,6 +230,7 @@ def test_real_scans_in_parallel_give_the_same_results(client: TestClient) -> Non
 
 
 def test_ledger_save_list_balances_csv_and_duplicates(client: TestClient) -> None:
+    english(client)
     r = client.post("/api/ledger", json={"sheet": sheet("A-001"), "stake": "0.50"})
     assert r.status_code == 201
     assert r.json()["players"] == [{"player": "Anna", "points": -1, "cents": -50},
@@ -309,6 +320,7 @@ def test_serve_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_scan_layout_form_reaches_the_scanner(client: TestClient,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    english(client)
     seen = []
 
     def fake_scan(data: bytes, lang: str, layout=None) -> dict:

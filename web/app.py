@@ -36,6 +36,7 @@ from web import printing, services
 from web.config import WebConfig
 from web.i18n import LANGS, catalog, pick_lang, translate
 from web.ledger import DuplicateSerialError, Ledger, LedgerError
+from web.messages import keyed, localize
 from web.security import (
     COOKIE,
     FORM_TYPES,
@@ -45,7 +46,7 @@ from web.security import (
     cross_site_reason,
     host_is_loopback_name,
 )
-from web.uploads import NotAnImage, UploadTooLarge, read_photo, too_large_message
+from web.uploads import NotAnImage, read_photo, too_large
 
 HERE = Path(__file__).parent
 # A 16-side sheet with long names is ~20 kB of JSON, a scan's readings (sent back for the
@@ -120,8 +121,7 @@ def create_app(config: WebConfig) -> FastAPI:
         elif not path.startswith(PIN_FREE) and not pin_guard.cookie_ok(
                 request.cookies.get(COOKIE)):
             if path.startswith("/api/") or request.method != "GET":
-                return JSONResponse({"error": "PIN required: open the start page and "
-                                     "enter the PIN shown where the server runs"},
+                return JSONResponse({"error": translate("err_pin_required", lang_of(request))},
                                     status_code=401)
             return RedirectResponse(f"/pin?next={quote(path)}", status_code=303)
         return await call_next(request)
@@ -129,12 +129,15 @@ def create_app(config: WebConfig) -> FastAPI:
     @app.exception_handler(EscaleroError)
     async def escalero_error(request: Request, err: EscaleroError) -> Response:
         status = error_status(err)
+        message = localize(err, lang_of(request))
         if request.url.path.startswith("/api/") or request.method != "GET":
-            body: dict[str, Any] = {"error": str(err)}
+            body: dict[str, Any] = {"error": message}
             if isinstance(err, DuplicateSerialError):
                 body.update(duplicate=True, serial=err.serial, earlier=list(err.earlier))
+            if isinstance(err, services.UnnamedSidesError):
+                body.update(unnamed=list(err.names))
             return JSONResponse(body, status_code=status)
-        return page(request, "error.html", status=status, message=str(err))
+        return page(request, "error.html", status=status, message=message)
 
     # --- pages --------------------------------------------------------------------------
 
@@ -220,19 +223,26 @@ def create_app(config: WebConfig) -> FastAPI:
                              "image/jpeg or similar), not a form")
         length = request.headers.get("content-length")
         if length and length.isdigit() and int(length) > config.max_upload_bytes:
-            raise UploadTooLarge(too_large_message(config.max_upload_bytes))
+            raise too_large(config.max_upload_bytes)
         q = request.query_params
         layout = services.layout_hint({"players": q.get("players"), "game": q.get("game"),
                                        "pairs": q.get("pairs"), "paper": q.get("paper"),
                                        "variants": q.getlist("variant")})
         data = await read_photo(request.stream(), config.max_upload_bytes)
         # The scan is CPU-bound: a worker thread keeps other requests (and uploads) going.
-        return await run_in_threadpool(services.scan_bytes, data, lang_of(request), layout)
+        ledger: Ledger = app.state.ledger
+        result = await run_in_threadpool(services.scan_bytes, data, lang_of(request), layout)
+        # A sheet printed here with names comes back named (the QR code holds no names).
+        return services.with_printed_names(result, ledger.printed_names(result.get("serial")))
 
     @app.post("/api/print")
     async def api_print(request: Request) -> Response:
         form = await request.form()
-        pdf, filename = await run_in_threadpool(printing.make_pdf, dict(form.multi_items()))
+        printed = await run_in_threadpool(printing.make_pdf, dict(form.multi_items()))
+        pdf, filename = printed.pdf, printed.filename
+        if printed.has_names:
+            ledger: Ledger = app.state.ledger
+            await run_in_threadpool(ledger.remember_names, printed.serials, printed.names)
         return Response(pdf, media_type="application/pdf", headers={
             "Content-Disposition": f'attachment; filename="{filename}"'})
 
@@ -241,13 +251,19 @@ def create_app(config: WebConfig) -> FastAPI:
         ledger: Ledger = app.state.ledger
         return {"games": ledger.games(evening),
                 "balances": [b.to_json() for b in ledger.balances(evening)],
-                "evenings": ledger.evenings()}
+                "evenings": ledger.evenings(), "roster": ledger.roster()}
+
+    @app.get("/api/roster")
+    def api_roster() -> dict[str, Any]:
+        ledger: Ledger = app.state.ledger
+        return {"players": ledger.roster()}
 
     @app.post("/api/ledger", status_code=201)
     async def api_ledger_save(request: Request) -> dict[str, Any]:
         payload = await _json_body(request)
         ledger: Ledger = app.state.ledger
-        record, confirm = await run_in_threadpool(services.ledger_record, payload)
+        guest = translate("guest", lang_of(request))
+        record, confirm = await run_in_threadpool(services.ledger_record, payload, guest)
         game_id = await run_in_threadpool(
             lambda: ledger.save(record, allow_duplicate=confirm))
         return {"id": game_id, "evening": record.evening,
@@ -258,7 +274,7 @@ def create_app(config: WebConfig) -> FastAPI:
     def api_ledger_delete(game_id: int) -> dict[str, Any]:
         ledger: Ledger = app.state.ledger
         if not ledger.delete(game_id):
-            raise InputFileError(f"there is no game {game_id} in the ledger; reload the page")
+            raise keyed(InputFileError, "err_no_game", id=game_id)
         return {"deleted": game_id}
 
     @app.get("/ledger.csv")
@@ -283,15 +299,15 @@ async def _json_body(request: Request) -> Any:
     """The JSON body, read with a hard size cap (a sheet needs a few kB)."""
     if content_type(request.headers) != "application/json":
         raise NotJson("send the body as JSON with Content-Type: application/json")
-    too_large = f"the request body is larger than {MAX_JSON_BYTES // 1024} kB; send one sheet"
+    over = f"the request body is larger than {MAX_JSON_BYTES // 1024} kB; send one sheet"
     length = request.headers.get("content-length")
     if length and length.isdigit() and int(length) > MAX_JSON_BYTES:
-        raise BodyTooLarge(too_large)
+        raise BodyTooLarge(over)
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_JSON_BYTES:
-            raise BodyTooLarge(too_large)
+            raise BodyTooLarge(over)
     try:
         return parse_json(bytes(body))
     except InputFileError as err:

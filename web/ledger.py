@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -59,7 +60,8 @@ CREATE TABLE IF NOT EXISTS games (
     currency TEXT NOT NULL,
     sheet_json TEXT NOT NULL,
     report_json TEXT NOT NULL,
-    house_rules TEXT
+    house_rules TEXT,
+    game_uid TEXT
 );
 CREATE INDEX IF NOT EXISTS games_serial ON games(serial);
 CREATE TABLE IF NOT EXISTS results (
@@ -70,7 +72,13 @@ CREATE TABLE IF NOT EXISTS results (
     cents INTEGER NOT NULL,
     PRIMARY KEY (game_id, player)
 );
+CREATE TABLE IF NOT EXISTS printed (
+    serial TEXT PRIMARY KEY,
+    names TEXT NOT NULL
+);
 """
+# Guests count in their own game only: their names carry the game and stay off the roster.
+GUEST_NAME = re.compile(r"^\S+ \d+ \(.+\)$")
 
 
 class LedgerError(EscaleroError):
@@ -80,17 +88,18 @@ class LedgerError(EscaleroError):
 
 
 class DuplicateSerialError(EscaleroError):
-    """A sheet with this serial was settled before; saving again needs a confirmation."""
+    """A sheet with this serial (or a Tafel game with this id) was saved before; saving
+    again needs a confirmation. `key`/`params` give the message in the page's language."""
 
     exit_code = 3
 
-    def __init__(self, serial: str, earlier: Sequence[str]) -> None:
+    def __init__(self, serial: str, earlier: Sequence[str], *, tafel: bool = False) -> None:
         self.serial = serial
         self.earlier = tuple(earlier)
-        super().__init__(
-            f"sheet {serial} was already settled ({', '.join(self.earlier)}); "
-            "confirm to count it again"
-        )
+        self.key = "err_duplicate_game" if tafel else "err_duplicate_serial"
+        self.params = {"serial": serial, "earlier": ", ".join(self.earlier)}
+        what = "this game was already saved" if tafel else f"sheet {serial} was already settled"
+        super().__init__(f"{what} ({', '.join(self.earlier)}); confirm to count it again")
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,9 @@ class GameRecord:
     report: dict[str, Any]
     players: tuple[PlayerResult, ...]
     house_rules: HouseRules | None = None  # the terms it was settled with (Escalero)
+    # A Tafel game's id (made by the phone when the game starts): catches a second save
+    # of a game that has no printed serial.
+    game_uid: str | None = None
 
     @property
     def evening(self) -> str:
@@ -123,7 +135,7 @@ class GameRecord:
 
 def build_record(
     sheet: dict[str, Any], report: dict[str, Any], stake_cents: int, currency: str,
-    saved_at: datetime | None = None,
+    saved_at: datetime | None = None, game_uid: str | None = None,
 ) -> GameRecord:
     """A record from a checked sheet JSON and its settle_report: points and cents per player."""
     points = [points_from_json(p) for p in report["settlement"]["points"]]
@@ -142,6 +154,7 @@ def build_record(
         variants=tuple(sheet.get("variant") or ()),
         stake_cents=stake_cents, currency=currency, sheet=sheet, report=report,
         players=players, house_rules=None if terms is None else from_json(terms),
+        game_uid=game_uid or None,
     )
 
 
@@ -173,6 +186,9 @@ class Ledger:
                 columns = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
                 if "house_rules" not in columns:  # a ledger from before house rules
                     conn.execute("ALTER TABLE games ADD COLUMN house_rules TEXT")
+                if "game_uid" not in columns:  # a ledger from before Tafel game ids
+                    conn.execute("ALTER TABLE games ADD COLUMN game_uid TEXT")
+                conn.execute("CREATE INDEX IF NOT EXISTS games_uid ON games(game_uid)")
         except (OSError, sqlite3.Error) as err:
             raise LedgerError(f"cannot open the ledger {self.path} ({err}); "
                               "choose a writable file with --db") from None
@@ -194,7 +210,7 @@ class Ledger:
             conn.close()
 
     def save(self, record: GameRecord, *, allow_duplicate: bool = False) -> int:
-        """Store one game atomically; DuplicateSerialError if its serial is known."""
+        """Store one game atomically; DuplicateSerialError if its serial or id is known."""
         if not 0 <= record.stake_cents <= MAX_GAME_CENTS or any(
                 abs(p.cents) > MAX_GAME_CENTS or abs(p.points) > MAX_GAME_CENTS
                 for p in record.players):
@@ -211,6 +227,13 @@ class Ledger:
                         (record.serial,)).fetchall()
                     if earlier:
                         raise DuplicateSerialError(record.serial, [r[0][:16] for r in earlier])
+                if record.game_uid and not allow_duplicate:
+                    earlier = conn.execute(
+                        "SELECT saved_at FROM games WHERE game_uid = ? ORDER BY id",
+                        (record.game_uid,)).fetchall()
+                    if earlier:
+                        raise DuplicateSerialError(record.game_uid,
+                                                   [r[0][:16] for r in earlier], tafel=True)
                 game_id = self._insert_game(conn, record)
                 self._insert_results(conn, game_id, record.players)
                 conn.execute("COMMIT")
@@ -249,12 +272,13 @@ class Ledger:
     def _insert_game(conn: sqlite3.Connection, r: GameRecord) -> int:
         cur = conn.execute(
             "INSERT INTO games (saved_at, evening, serial, game, variants, stake_cents,"
-            " currency, sheet_json, report_json, house_rules)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " currency, sheet_json, report_json, house_rules, game_uid)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (r.saved_at.isoformat(timespec="seconds"), r.evening, r.serial, r.game,
              ",".join(r.variants), r.stake_cents, r.currency,
              json.dumps(r.sheet, ensure_ascii=False), json.dumps(r.report, ensure_ascii=False),
-             None if r.house_rules is None else json.dumps(r.house_rules.to_json())))
+             None if r.house_rules is None else json.dumps(r.house_rules.to_json()),
+             r.game_uid))
         return int(cur.lastrowid)
 
     @staticmethod
@@ -317,6 +341,33 @@ class Ledger:
                        cents, currency)
                for (player, currency), (n, points, cents) in totals.items()]
         return sorted(out, key=lambda b: (-b.cents, -b.points, b.player))
+
+    def roster(self) -> list[str]:
+        """Every player the ledger knows (guests left out), most recently seen first."""
+        with self._read() as conn:
+            rows = conn.execute("SELECT player, MAX(game_id) AS last FROM results"
+                                " GROUP BY player ORDER BY last DESC, player").fetchall()
+        return [r["player"] for r in rows if not GUEST_NAME.match(r["player"])]
+
+    def remember_names(self, serials: Sequence[str], names: Sequence[Sequence[str]]) -> None:
+        """The names printed on these sheets, so that a scan of one comes back named."""
+        text = json.dumps([list(side) for side in names], ensure_ascii=False)
+        try:
+            with self._read() as conn:
+                conn.executemany("INSERT OR REPLACE INTO printed (serial, names) VALUES (?, ?)",
+                                 [(serial, text) for serial in serials])
+        except sqlite3.Error as err:
+            raise LedgerError(f"could not note the printed names in {self.path} ({err}); "
+                              "print again") from None
+
+    def printed_names(self, serial: str | None) -> list[list[str]] | None:
+        """Per side, the members' names printed on the sheet with this serial, or None."""
+        if not serial:
+            return None
+        with self._read() as conn:
+            row = conn.execute("SELECT names FROM printed WHERE serial = ?",
+                               (serial,)).fetchone()
+        return None if row is None else json.loads(row["names"])
 
     def evenings(self) -> list[str]:
         with self._read() as conn:

@@ -8,13 +8,27 @@ identical sheets and refuse the same impossible requests with the same messages.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import UsageError
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+from web.messages import keyed
 from web.services import form_flag
 
 MAX_WEB_PAGES = 200  # a block of 200 sheets is ~1 MB; more from a phone is a typo
+
+
+@dataclass(frozen=True)
+class Printed:
+    pdf: bytes
+    filename: str
+    serials: tuple[str, ...]
+    names: tuple[tuple[str, ...], ...]  # per side, its members' names ('' when not given)
+
+    @property
+    def has_names(self) -> bool:
+        return any(n for side in self.names for n in side)
 
 
 def form_spec(lang: str) -> dict[str, Any]:
@@ -28,11 +42,12 @@ def form_spec(lang: str) -> dict[str, Any]:
 
 
 def _int(form: Mapping[str, Any], key: str, low: int, high: int, what: str) -> int | None:
+    """`what`: the catalog key of the field's label."""
     raw = str(form.get(key) or "").strip()
     if not raw:
         return None
     if not raw.isdigit() or not low <= int(raw) <= high:
-        raise UsageError(f"{what} must be a whole number from {low} to {high}")
+        raise keyed(UsageError, "err_number", what_key=what, low=low, high=high)
     return int(raw)
 
 
@@ -44,8 +59,22 @@ def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[s
     return value
 
 
-def make_pdf(form: Mapping[str, Any]) -> tuple[bytes, str]:
-    """The PDF for the submitted form, and a file name for the download."""
+def _check_players(game: str, players: int | None, names: str | None, pairs: bool) -> None:
+    """The planner's refusals that name command-line options, as the form's own words."""
+    from sheets.layout import SheetOptionError
+
+    listed = names.split(",") if names else []
+    if players is not None and listed and players != len(listed):
+        raise keyed(SheetOptionError, "err_names_count", players=players, names=len(listed))
+    if pairs and game != "escalero":
+        raise keyed(SheetOptionError, "err_pairs_game")
+    count = players if players is not None else (len(listed) or 4)
+    if pairs and count < 4:
+        raise keyed(SheetOptionError, "err_pairs_min", n=count)
+
+
+def make_pdf(form: Mapping[str, Any]) -> Printed:
+    """The PDF for the submitted form, a file name for the download, its serials and names."""
     from sheets.cli import make_serials, plan_block
     from sheets.layout import PAPERS, SheetOptionError, build_layout
     from sheets.render import BACKS, SheetText, page_geometry, render_pdf
@@ -56,8 +85,8 @@ def make_pdf(form: Mapping[str, Any]) -> tuple[bytes, str]:
     paper = _choice(form, "paper", list(PAPERS), "a4")
     lang = _choice(form, "lang", LANGUAGES, "de")
     back = _choice(form, "back", BACKS, None)
-    pages = _int(form, "pages", 1, MAX_WEB_PAGES, "number of sheets") or 1
-    players = _int(form, "players", 1, 16, "number of players")
+    pages = _int(form, "pages", 1, MAX_WEB_PAGES, "pages") or 1
+    players = _int(form, "players", 1, 16, "players")
     # One name a line (or comma-separated, as on the command line).
     names = ",".join(n.strip() for n in str(form.get("names") or "").replace("\n", ",")
                      .split(",") if n.strip()) or None
@@ -65,16 +94,20 @@ def make_pdf(form: Mapping[str, Any]) -> tuple[bytes, str]:
     if game != "escalero":
         variants = ()
     if back and game != "escalero":
-        raise SheetOptionError("the start-poker back is Escalero's side game; choose no back")
+        raise keyed(SheetOptionError, "err_back_game")
     if two_up:
         if paper not in ("a4", "a5"):
-            raise SheetOptionError("two sheets per page prints A5 sheets on A4 paper; "
-                                   "choose A4 paper")
+            raise keyed(SheetOptionError, "err_two_up")
         paper = "a5"
+    _check_players(str(game), players, names, pairs)
     block = plan_block(game, players, names, pairs, variants, paper)
     layout = build_layout(block.spec)
     _, _, offsets = page_geometry(layout, two_up)
-    serials = make_serials(pages * len(offsets), str(form.get("serial") or "").strip() or None)
+    base = str(form.get("serial") or "").strip() or None
+    if base is not None and not (base.isascii() and base.isalnum() and len(base) <= 8):
+        raise keyed(SheetOptionError, "err_serial", serial=base[:20])
+    serials = make_serials(pages * len(offsets), base)
     pdf = render_pdf(layout, serials, SheetText(lang, block.names), two_up=two_up, back=back,
                      players=block.players)
-    return pdf, f"escalero-{game}-{serials[0].lower()}.pdf"
+    return Printed(pdf, f"escalero-{game}-{serials[0].lower()}.pdf", tuple(serials),
+                   tuple(block.names))

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import functools
 import importlib
 import io
 import os
+import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from scoring.errors import (
@@ -30,6 +33,8 @@ from scoring.money import check_currency, parse_stake, to_money
 from scoring.report import settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 from scoring.validate import describe_allowed
+from web.i18n import LANGS, translate
+from web.messages import keyed
 
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
@@ -38,6 +43,25 @@ OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
 # flight together up to 100 MP, about 1.5 GB of images. Further uploads wait their turn.
 REQUEST_PIXELS = 50_000_000
 TOTAL_PIXELS = 100_000_000
+CROP_PX_PER_MM = 10  # the flat sheet's resolution (scan.rectify.PX_PER_MM)
+CROP_MARGIN_MM = 2.0  # a little of the neighbourhood shows ink that strays over the line
+CROP_HEIGHT_PX = 96  # review crops are small JPEGs the page enlarges
+MAX_GAME_UID = 64
+# The name a side gets when nobody typed one: "Spieler 2" (scanner, web), in any language.
+_PLAYER_WORDS = "|".join(re.escape(translate("player", lang)) for lang in LANGS)
+PLACEHOLDER = re.compile(rf"^({_PLAYER_WORDS}) \d+$")
+
+
+class UnnamedSidesError(UsageError):
+    """A side still carries a placeholder name; the page asks for names or guests."""
+
+    status = 422
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+        self.key = "err_unnamed"
+        self.params = {"names": ", ".join(self.names)}
+        super().__init__(translate(self.key, "en", **self.params))
 
 
 def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
@@ -72,6 +96,36 @@ def clean_currency(text: Any) -> str:
     return check_currency(text)
 
 
+def clean_game_uid(raw: Any) -> str | None:
+    """A Tafel game's id as the phone made it (None when the page sent none)."""
+    if raw is None or raw == "":
+        return None
+    uid = str(raw)
+    if len(uid) > MAX_GAME_UID or not uid.isprintable():
+        raise InputFileError(f'"game_id" must be a short text, at most {MAX_GAME_UID} '
+                             "characters")
+    return uid
+
+
+def named_or_guests(sheet: Sheet, guests: bool, guest_word: str) -> Sheet:
+    """The sheet to store: refused while a side is an unnamed "Spieler N", unless the
+    player confirmed guests; a guest is then named for this game only ("Gast 1 (K7Q2-001)"),
+    so two games' "Spieler 1" never share a balance."""
+    unnamed = [i for i, side in enumerate(sheet.sides)
+               if any(PLACEHOLDER.match(m) for m in side.members)]
+    if not unnamed:
+        return sheet
+    if not guests:
+        raise UnnamedSidesError([sheet.sides[i].name for i in unnamed])
+    tag = sheet.serial or datetime.now().strftime("%d.%m. %H:%M")
+    sides = list(sheet.sides)
+    for i in unnamed:
+        members = tuple(f"{guest_word} {m.rsplit(' ', 1)[1]} ({tag})" if PLACEHOLDER.match(m)
+                        else m for m in sides[i].members)
+        sides[i] = dataclasses.replace(sides[i], members=members, name=" & ".join(members))
+    return dataclasses.replace(sheet, sides=tuple(sides))
+
+
 def stake_cents(stake: Any) -> int | None:
     """None when no stake was given (points only), else whole cents."""
     if stake is None or str(stake).strip() == "":
@@ -82,7 +136,7 @@ def stake_cents(stake: Any) -> int | None:
 def settle_payload(payload: Any, lang: str) -> dict[str, Any]:
     """{"sheet", "stake"?, "currency"?} -> settle_report plus the normalised sheet."""
     if not isinstance(payload, dict) or "sheet" not in payload:
-        raise InputFileError('send {"sheet": {...}, "stake": "0.50", "currency": "EUR"}')
+        raise keyed(InputFileError, "err_send_sheet")
     sheet = Sheet.from_json(payload["sheet"])
     cents = stake_cents(payload.get("stake"))
     currency = clean_currency(payload.get("currency"))
@@ -127,20 +181,26 @@ def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
                       for i in certainty.impacts]}
 
 
-def ledger_record(payload: Any) -> tuple[Any, bool]:
-    """POST /api/ledger's body -> (the GameRecord to save, whether a repeat is confirmed)."""
+def ledger_record(payload: Any, guest_word: str = "Gast") -> tuple[Any, bool]:
+    """POST /api/ledger's body -> (the GameRecord to save, whether a repeat is confirmed).
+
+    "Spieler 1" of one game is not "Spieler 1" of the next: unnamed sides need names, or
+    the player's word ("guests": true) that they are guests, who count in this game only."""
     from web.ledger import build_record
 
     if not isinstance(payload, dict) or "sheet" not in payload:
-        raise InputFileError('send {"sheet": {...}, "stake": "0.50", "currency": "EUR"}')
+        raise keyed(InputFileError, "err_send_sheet")
     confirm = payload.get("confirm", False)
-    if not isinstance(confirm, bool):
-        raise UsageError('"confirm" must be true or false')
+    guests = payload.get("guests", False)
+    if not isinstance(confirm, bool) or not isinstance(guests, bool):
+        raise UsageError('"confirm" and "guests" must be true or false')
     sheet = Sheet.from_json(payload["sheet"])
     cents = stake_cents(payload.get("stake")) or 0
     currency = clean_currency(payload.get("currency"))
+    game_uid = clean_game_uid(payload.get("game_id"))
+    sheet = named_or_guests(sheet, guests, guest_word)
     report = settle_report(sheet, to_money(cents), currency)
-    return build_record(sheet.to_json(), report, cents, currency), confirm
+    return build_record(sheet.to_json(), report, cents, currency, game_uid=game_uid), confirm
 
 
 def form_flag(value: Any, what: str) -> bool:
@@ -210,11 +270,6 @@ def encode_jpeg(image: Any, max_side: int = OVERLAY_MAX_SIDE) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-# The scanner's "QR unreadable" hint names CLI options; the page has a form for them.
-WEB_NO_LAYOUT = ("sheet found, but its QR code cannot be read: choose the game and the "
-                 "number of players under “Layout” and take the photo again")
-
-
 def layout_hint(params: Mapping[str, Any]) -> Any:
     """A LayoutSpec from the scan page's layout form (used when the QR code is unreadable),
     None when the form was left empty. Built exactly as `escalero sheet` plans a block."""
@@ -222,7 +277,7 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
     if not players:
         return None
     if not players.isdigit() or not 1 <= int(players) <= 16:
-        raise UsageError("players: give the number of players on the sheet (1-16)")
+        raise keyed(UsageError, "err_players")
     from sheets.cli import plan_block
 
     game = str(params.get("game") or "escalero")
@@ -299,9 +354,57 @@ def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
             result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
                                          recognizer=_shared_recognizer())
     except SheetNotFoundError as err:
+        # The scanner's "QR unreadable" hint names CLI options; the page has a form.
         if str(err) == getattr(pipeline, "NO_LAYOUT", None):
-            raise SheetNotFoundError(WEB_NO_LAYOUT) from None
+            raise keyed(SheetNotFoundError, "err_no_layout") from None
         raise
     out = dict(result.to_json())
     out["image"] = encode_jpeg(result.overlay())
+    out["crops"] = review_crops(result.rectified, result.cells, out.get("review", ()))
     return out
+
+
+def review_crops(page: Any, cells: Sequence[Any], review: Sequence[Mapping[str, Any]]
+                 ) -> dict[str, str]:
+    """"side/column/row" -> a small JPEG of that cell's handwriting, for every cell the
+    review asks about: the player compares the ink with the reading, enlarged."""
+    boxes = {(c.side, c.column, c.row): c.box_mm for c in cells}
+    out: dict[str, str] = {}
+    for item in review:
+        key = (item["side"], item["column"], item["row"])
+        if key in boxes:
+            out["/".join(map(str, key))] = encode_jpeg(cut_mm(page, boxes[key]),
+                                                       max_side=4 * CROP_HEIGHT_PX)
+    return out
+
+
+def cut_mm(page: Any, box_mm: Sequence[float], margin_mm: float = CROP_MARGIN_MM) -> Any:
+    """The part of the flat sheet inside box_mm (x, y, w, h) plus a margin, scaled to
+    CROP_HEIGHT_PX high."""
+    import cv2
+
+    x, y, w, h = (v * CROP_PX_PER_MM for v in box_mm)
+    m = margin_mm * CROP_PX_PER_MM
+    height, width = page.shape[:2]
+    x0, y0 = max(0, int(x - m)), max(0, int(y - m))
+    x1, y1 = min(width, int(x + w + m)), min(height, int(y + h + m))
+    crop = page[y0:y1, x0:x1]
+    scale = CROP_HEIGHT_PX / max(1, crop.shape[0])
+    return cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), CROP_HEIGHT_PX),
+                      interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+
+
+def with_printed_names(result: dict[str, Any], printed: list[list[str]] | None
+                       ) -> dict[str, Any]:
+    """The scan result with the names printed on its sheet (sides the printer left blank
+    keep the scanner's placeholders)."""
+    sides = result.get("sides") or []
+    if not printed or len(printed) != len(sides):
+        return result
+    named = []
+    for side, names in zip(sides, printed, strict=True):
+        members = list(side.get("members") or [side["name"]])
+        if len(names) == len(members):
+            members = [n or m for n, m in zip(names, members, strict=True)]
+        named.append({**side, "members": members, "name": " & ".join(members)})
+    return {**result, "sides": named}

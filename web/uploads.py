@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from scoring.errors import PhotoError
+from web.messages import keyed
 
 
 class UploadTooLarge(PhotoError):
@@ -39,9 +40,8 @@ def sniff_image(head: bytes) -> str | None:
     return None
 
 
-def too_large_message(limit: int) -> str:
-    return (f"the photo is larger than {limit // (1024 * 1024)} MB; "
-            "take it at a lower resolution or send a JPEG")
+def too_large(limit: int) -> UploadTooLarge:
+    return keyed(UploadTooLarge, "err_too_large", mb=limit // (1024 * 1024))
 
 
 async def read_photo(chunks: AsyncIterator[bytes], limit: int) -> bytes:
@@ -50,9 +50,9 @@ async def read_photo(chunks: AsyncIterator[bytes], limit: int) -> bytes:
     async for chunk in chunks:
         data += chunk
         if len(data) > limit:
-            raise UploadTooLarge(too_large_message(limit))
+            raise too_large(limit)
     if not data:
-        raise NotAnImage("no photo received; choose or take a photo of the sheet")
+        raise keyed(NotAnImage, "err_no_photo")
     if sniff_image(bytes(data[:16])) is None:
-        raise NotAnImage("this file is not a photo; upload a JPEG, PNG, HEIC or WebP image")
+        raise keyed(NotAnImage, "err_not_photo")
     return bytes(data)
