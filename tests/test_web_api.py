@@ -86,9 +86,9 @@ def test_settle_endpoint(client: TestClient) -> None:
     assert report["settlement"]["totals"] == [[3, 0, 0], [2, 4, 0]]
     assert report["settlement"]["points"] == [-1, 1]
     assert report["money"]["transfers"] == [{"from": "Anna", "to": "Ben", "amount": "0.50"}]
-    # An invalid value is counted as written and named by the validator.
+    # A value the row forbids counts nothing on the page and is named by the validator.
     r = client.post("/api/settle", json={"sheet": sheet(nines=7)})
-    assert r.json()["settlement"]["totals"][0][0] == 7
+    assert r.json()["settlement"]["totals"][0][0] == 0
     assert any(p["kind"] == "invalid_value" and p["row"] == "nines"
                for p in r.json()["validation"])
     assert "money" not in r.json()

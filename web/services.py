@@ -32,7 +32,7 @@ from scoring.model import Sheet, column_name
 from scoring.money import check_currency, parse_stake, to_money
 from scoring.report import settle_report
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
-from scoring.validate import describe_allowed
+from scoring.validate import INVALID_VALUE, describe_allowed, validate
 from web.i18n import LANGS, translate
 from web.messages import keyed
 
@@ -133,6 +133,27 @@ def stake_cents(stake: Any) -> int | None:
     return parse_stake(stake)
 
 
+def without_forbidden(sheet: Sheet) -> Sheet:
+    """The sheet with every value its row forbids taken out: such a cell counts nothing
+    and stays open (the game is not finished) until a person writes a legal value."""
+    bad = {(p.side, p.column, p.row) for p in validate(sheet, "en")
+           if p.kind == INVALID_VALUE}
+    if not bad:
+        return sheet
+    sides = tuple(dataclasses.replace(side, columns=tuple(
+        {rid: v for rid, v in col.items() if (s, c, rid) not in bad}
+        for c, col in enumerate(side.columns))) for s, side in enumerate(sheet.sides))
+    return dataclasses.replace(sheet, sides=sides)
+
+
+def settle_counted(sheet: Sheet, stake: Any, currency: str, lang: str) -> dict[str, Any]:
+    """settle_report for the page and the ledger: forbidden values do not count in the
+    sums, and the validation still names them as written."""
+    report = settle_report(without_forbidden(sheet), stake, currency, lang=lang)
+    report["validation"] = settle_report(sheet, None, currency, lang=lang)["validation"]
+    return report
+
+
 def settle_payload(payload: Any, lang: str) -> dict[str, Any]:
     """{"sheet", "stake"?, "currency"?} -> settle_report plus the normalised sheet."""
     if not isinstance(payload, dict) or "sheet" not in payload:
@@ -140,8 +161,8 @@ def settle_payload(payload: Any, lang: str) -> dict[str, Any]:
     sheet = Sheet.from_json(payload["sheet"])
     cents = stake_cents(payload.get("stake"))
     currency = clean_currency(payload.get("currency"))
-    report = settle_report(sheet, None if cents is None else to_money(cents), currency,
-                           lang=lang if lang in LANGUAGES else "de")
+    report = settle_counted(sheet, None if cents is None else to_money(cents), currency,
+                            lang if lang in LANGUAGES else "de")
     if payload.get("readings") is not None:
         report["payout"] = payout_json(sheet, payload)
         report["settlement"].update(certain=report["payout"]["certain"],
@@ -199,7 +220,7 @@ def ledger_record(payload: Any, guest_word: str = "Gast") -> tuple[Any, bool]:
     currency = clean_currency(payload.get("currency"))
     game_uid = clean_game_uid(payload.get("game_id"))
     sheet = named_or_guests(sheet, guests, guest_word)
-    report = settle_report(sheet, to_money(cents), currency)
+    report = settle_counted(sheet, to_money(cents), currency, "en")
     return build_record(sheet.to_json(), report, cents, currency, game_uid=game_uid), confirm
 
 

@@ -10,6 +10,9 @@ let settler = null;
 let current = null;
 let scan = null;        // the scanner's readings and the cells it asked about
 let payout = null;      // the latest answer of the server: certain, confidence, cells
+let crops = {};         // "side/column/row" -> the cell's handwriting (JPEG data URL)
+const UPLOAD_LONG_SIDE = 2500;  // px: plenty for the scanner, a fraction of a 12 MP photo
+const DOUBT = 0.5;      // a best reading below this may be writing the row does not allow
 const skipped = new Set();  // cells passed over with "Weiter" in this round
 
 function keyOf(item) { return `${item.side}/${item.column}/${item.row}`; }
@@ -26,6 +29,7 @@ function body() {
 }
 
 function changed() {
+  $("save").disabled = false;
   settler.schedule(body());
   updateFlagNote();
 }
@@ -79,25 +83,55 @@ function goNext(afterKey) {
   if (next) editor.focusCell(next); else showPanel(null, null);
 }
 
-// The panel for the cell in focus: what was read, how sure, and one-tap choices.
+const keep = (ev) => ev.preventDefault();  // a tap on the panel keeps the cell focused
+
+// The panel for the cell in focus: the handwriting enlarged, what was read and how sure,
+// one-tap choices, and a keypad for what is written when it is none of them. A reading the
+// recognizer barely believes is offered as what it likely is: writing the row forbids.
 function showPanel(k, flag) {
   current = k;
   const panel = $("review");
   if (!k || !flag) { panel.hidden = true; return; }
+  const doubtful = typeof flag.confidence === "number" && flag.confidence < DOUBT;
   const choices = [flag.read, ...(flag.alternatives || [])].filter(
     (v, i, a) => v !== null && v !== undefined && a.findIndex((w) => cellText(w) === cellText(v)) === i);
   const pct = typeof flag.confidence === "number" ? ` (${Math.round(flag.confidence * 100)} %)` : "";
   const chips = choices.map((v) => el("button", {
-    type: "button", class: "chip", text: cellText(v),
-    onmousedown: (ev) => ev.preventDefault(),  // keep the cell focused
+    type: "button", class: "chip", text: cellText(v), onmousedown: keep,
     onclick: () => { editor.setCell(k, v); goNext(k); } }));
+  const illegal = el("button", { type: "button", class: "chip illegal" + (doubtful ? " first" : ""),
+                                 text: T.review_illegal + " ⌨", onmousedown: keep,
+                                 onclick: () => showKeypad(k) });
+  const crop = crops[k] ? el("img", { class: "crop", src: crops[k], alt: T.handwriting }) : null;
+  const said = doubtful ? T.review_doubt : `${T.read_as}: ${cellText(flag.read) || "–"}${pct}`;
   panel.replaceChildren(
     el("div", { class: "review-where" }, el("strong", { text: where(k) }),
-       el("span", { text: `${T.read_as}: ${cellText(flag.read) || "–"}${pct}` })),
-    el("div", { class: "chips" }, ...chips,
-       el("button", { type: "button", class: "chip next", text: T.next + " ▸",
-                      onmousedown: (ev) => ev.preventDefault(), onclick: () => goNext(k) })));
+       el("span", { class: doubtful ? "doubt" : null, text: said })),
+    el("div", { class: "review-body" }, crop,
+       el("div", { class: "chips" }, ...(doubtful ? [illegal, ...chips] : [...chips, illegal]),
+          el("button", { type: "button", class: "chip next", text: T.next + " ▸",
+                         onmousedown: keep, onclick: () => goNext(k) }))),
+    el("div", { id: "keypad", class: "keypad", hidden: true }));
   panel.hidden = false;
+}
+
+// What is written, typed on big keys; a value the row forbids turns the cell red and
+// counts nothing until it is corrected.
+function showKeypad(k) {
+  const pad = $("keypad");
+  const shown = el("output", { class: "keypad-value" });
+  let text = "";
+  const key = (label, action) => el("button", { type: "button", class: "key", text: label,
+                                                 onmousedown: keep, onclick: action });
+  const type = (d) => () => { text = (text + d).slice(0, 3); shown.textContent = text; };
+  pad.replaceChildren(
+    el("p", { class: "hint", text: `${T.review_type}. ${T.review_illegal_hint}` }), shown,
+    el("div", { class: "keys" },
+       ..."1234567890".split("").map((d) => key(d, type(d))),
+       key("x", () => { text = "x"; shown.textContent = text; }),
+       key("⌫", () => { text = text.slice(0, -1); shown.textContent = text; }),
+       key(T.ok, () => { if (text) { editor.setCell(k, text === "x" ? "x" : Number(text)); goNext(k); } })));
+  pad.hidden = false;
 }
 
 // A cell read as certain that the payout now hangs on becomes a flag too.
@@ -121,6 +155,7 @@ async function showResult(result) {
   if (result.image) $("overlay").src = result.image;
   $("overlay").parentElement.hidden = !result.image;
   scan = result.readings ? { readings: result.readings, asked: result.review.map(keyOf) } : null;
+  crops = result.crops || {};
   payout = null;
   skipped.clear();
   editor = new SheetEditor($("sheet"), {
@@ -130,7 +165,8 @@ async function showResult(result) {
     $("settle-status").textContent = "";
     $("settle-status").className = "msg";
     editor.applyReport(report);
-    renderSummary($("summary"), report);
+    renderSummary($("summary"), report, { hideEmpty: true });
+    $("names-note").hidden = !editor.sheet.sides.some((side) => isPlaceholder(side.name));
     if (report.payout) { payout = report.payout; flagExtras(); updateFlagNote(); }
     window.settledCount = (window.settledCount || 0) + 1;  // lets tests wait for an answer
   }, (message) => {
@@ -157,9 +193,8 @@ $("photo").addEventListener("change", async () => {
     if (k !== "photo" && v !== "") q.append(k, v);
   }
   if (!q.get("players")) q.delete("game");
-  const r = await api("/api/scan?" + q.toString(), {
-    method: "POST", body: file,
-    headers: { "Content-Type": file.type || "application/octet-stream" } });
+  const photo = await shrink(file);
+  const r = await upload("/api/scan?" + q.toString(), photo);
   $("photo").value = "";
   if (!r.ok) {
     $("status").className = "msg bad";
@@ -170,10 +205,53 @@ $("photo").addEventListener("change", async () => {
   $("status").textContent = "";
   await showResult(r.data);
 });
+// A phone photo is shrunk before it travels: canvas, long side ~2500 px, JPEG. What the
+// browser cannot decode (HEIC on most browsers, not an image at all) goes as it is, and the
+// server says what it makes of it.
+async function shrink(file) {
+  let bitmap;
+  try { bitmap = await createImageBitmap(file, { imageOrientation: "from-image" }); } catch (e) { return file; }
+  const scale = Math.min(1, UPLOAD_LONG_SIDE / Math.max(bitmap.width, bitmap.height));
+  if (scale === 1 && file.size < 3e6) { bitmap.close(); return file; }
+  $("status").textContent = T.shrinking;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(bitmap.width * scale);
+  canvas.height = Math.round(bitmap.height * scale);
+  canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  const blob = await new Promise((done) => canvas.toBlob(done, "image/jpeg", 0.9));
+  return blob || file;
+}
+
+// POST the photo with the upload's progress on the page, then "reading" while it scans.
+function upload(url, blob) {
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", url);
+    xhr.setRequestHeader("Content-Type", blob.type || "application/octet-stream");
+    xhr.upload.onprogress = (ev) => {
+      if (!ev.lengthComputable) return;
+      const p = Math.round((100 * ev.loaded) / ev.total);
+      $("status").textContent = p < 100 ? T.uploading.replace("{p}", p) : T.reading;
+      $("progress").value = p;
+    };
+    xhr.upload.onload = () => { $("status").textContent = T.reading; $("progress").removeAttribute("value"); };
+    xhr.onload = () => {
+      let data = {};
+      try { data = JSON.parse(xhr.responseText); } catch (e) { data = { error: xhr.statusText || T.error }; }
+      resolve({ ok: xhr.status >= 200 && xhr.status < 300, status: xhr.status, data });
+    };
+    xhr.onerror = () => resolve({ ok: false, status: 0, data: { error: T.offline } });
+    $("progress").hidden = false;
+    $("progress").value = 0;
+    xhr.send(blob);
+  }).finally(() => { $("progress").hidden = true; });
+}
+
 $("first-flag").addEventListener("click", () => goNext(null));
 $("stake").addEventListener("input", () => editor && changed());
 $("currency").addEventListener("input", () => editor && changed());
 $("save").addEventListener("click", () => {
   if (payout && !payout.certain && !window.confirm(T.confirm_unsure_save)) return;
-  saveToLedger(body(), $("settle-status"));
+  saveToLedger(body(), $("settle-status"), $("save"));
 });

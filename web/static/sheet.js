@@ -118,12 +118,16 @@ class SheetEditor {
     const names = el("tr", {}, el("th", { class: "lab corner" }));
     this.sheet.sides.forEach((side, s) => {
       const input = el("input", { class: "name", value: side.name, "aria-label": T.player,
-                                  "data-side": s, enterkeyhint: "next" });
+                                  "data-side": s, enterkeyhint: "next", list: "roster",
+                                  autocomplete: "off" });
+      input.classList.toggle("unnamed", isPlaceholder(side.name));
       input.addEventListener("change", () => {
         const name = input.value.trim() || `${T.player} ${s + 1}`;
         side.name = name;
         side.members = membersOf(name);
         input.value = name;
+        input.classList.toggle("unnamed", isPlaceholder(name));
+        addToRoster(name);
         this.onChange(this.getSheet());
       });
       names.append(el("th", { colspan: cols, class: "side-head s" + (s % 6) }, input));
@@ -173,8 +177,10 @@ class SheetEditor {
     foot.append(pts);
     table.append(foot);
 
+    // Wider than a phone from three players on: every side's points stay in view.
+    this.bar = el("div", { class: "points-bar", "aria-live": "polite" });
     const wrap = el("div", { class: "sheet-wrap" }, table);
-    this.root.replaceChildren(wrap);
+    this.root.replaceChildren(this.bar, wrap, rosterList());
     this.table = table;
   }
 
@@ -201,7 +207,10 @@ class SheetEditor {
     const check = () => {
       const parsed = parseCell(input.value, row);
       td.classList.toggle("bad", !parsed.ok);
-      input.title = parsed.ok ? "" : `${T.not_allowed}; ${T.allowed}: ${row ? row.describe : "0-999"}`;
+      // The rule sits by the red cell itself, not below a table wider than the screen.
+      const rule = `${T.not_allowed}; ${T.allowed}: ${row ? row.describe : "0-999"}`;
+      input.title = parsed.ok ? "" : rule;
+      if (parsed.ok) delete td.dataset.msg; else td.dataset.msg = rule;
       return parsed;
     };
     check();
@@ -254,12 +263,23 @@ class SheetEditor {
   applyReport(report) {
     const st = report.settlement;
     const cols = this.rules.columns;
+    // A column's winner is only provisional while any of its cells is open.
+    const open = new Set(report.validation.filter((p) => p.kind === "empty" && p.column !== null)
+      .map((p) => p.column));
     this.table.querySelectorAll("td.sum").forEach((td) => {
       const [s, c] = td.dataset.sum.split("/").map(Number);
       const total = st.totals[s] ? st.totals[s][c] : "";
       td.textContent = total;
       td.classList.toggle("win", st.winners[c] === s);
+      td.classList.toggle("provisional", st.winners[c] === s && open.has(c));
+      td.title = st.winners[c] === s && open.has(c) ? `${T.winner} (${T.provisional})` : "";
     });
+    this.bar.replaceChildren(...this.sheet.sides.map((side, s) => {
+      const p = st.points[s];
+      return el("span", { class: p > 0 ? "plus" : p < 0 ? "minus" : "" },
+                el("span", { text: side.name }),
+                el("strong", { text: p > 0 ? "+" + p : String(p) }));
+    }), st.complete ? null : el("em", { text: T.provisional }));
     this.table.querySelectorAll("td.pts").forEach((td) => {
       const s = Number(td.dataset.points);
       const p = st.points[s];
@@ -272,7 +292,11 @@ class SheetEditor {
       if (p.kind === "empty" || p.side === null || p.column === null || !p.row) continue;
       const input = this.table.querySelector(
         `input[data-key="${this.key(p.side, p.column, p.row)}"]`);
-      if (input) { input.parentElement.classList.add("problem"); input.title = p.message; }
+      if (input) {
+        input.parentElement.classList.add("problem");
+        input.title = p.message;
+        input.parentElement.dataset.msg = p.message;
+      }
     }
     void cols;
   }
@@ -311,7 +335,9 @@ function renderSummary(root, report, options = {}) {
         el("span", { text: name }),
         el("strong", { text: `${n > 0 ? "+" : ""}${amount} ${money.currency}` })));
     }
-    parts.push(el("h2", { text: T.amount }), list);
+    const empty = report.validation.filter((p) => p.kind === "empty").length;
+    parts.push(el("h2", { text: empty ? T.provisional_amounts.replace("{n}", empty) : T.amount,
+                          class: empty ? "provisional" : null }), list);
     if (money.transfers.length) {
       const tl = el("ul", { class: "transfers" });
       for (const t of money.transfers) {
@@ -334,18 +360,61 @@ function renderSummary(root, report, options = {}) {
   root.replaceChildren(...parts);
 }
 
-// Save a settled sheet in the ledger; a serial settled before asks first (HTTP 409).
-async function saveToLedger(body, statusEl) {
+// Save a settled sheet in the ledger. A game saved before (same serial, or same Tafel game)
+// asks first (HTTP 409); a side still called "Spieler N" asks whether they are guests (422).
+// After a save the button stays off until the sheet changes.
+async function saveToLedger(body, statusEl, button) {
+  if (button) button.disabled = true;
   let r = await postJSON("/api/ledger", body);
+  if (r.status === 422 && r.data.unnamed) {
+    if (!window.confirm(T.confirm_guests.replace("{names}", r.data.unnamed.join(", ")))) {
+      statusEl.className = "msg bad";
+      statusEl.textContent = r.data.error;
+      if (button) button.disabled = false;
+      return false;
+    }
+    body = { ...body, guests: true };
+    r = await postJSON("/api/ledger", body);
+  }
   if (r.status === 409 && r.data.duplicate) {
-    if (!window.confirm(`${T.confirm_duplicate}\n${r.data.error}`)) return false;
+    const ask = body.game_id ? T.confirm_saved_again : T.confirm_duplicate;
+    if (!window.confirm(`${ask}\n${r.data.error}`)) { if (button) button.disabled = false; return false; }
     r = await postJSON("/api/ledger", { ...body, confirm: true });
   }
   statusEl.className = "msg " + (r.ok ? "good" : "bad");
   statusEl.replaceChildren(r.ok
     ? el("span", {}, T.saved + " ", el("a", { href: "/ledger", text: T.nav_ledger }))
     : el("span", { text: r.data.error || T.error }));
+  if (button) button.disabled = r.ok;
   return r.ok;
+}
+
+// Name suggestions: the ledger's players; a name typed here joins them for this page.
+const ROSTER = new Set();
+let rosterAsked = false;
+function rosterList() {
+  let list = document.getElementById("roster");
+  if (!list) list = el("datalist", { id: "roster" });
+  if (!rosterAsked) {
+    rosterAsked = true;
+    api("/api/roster").then((r) => { if (r.ok) r.data.players.forEach(addToRoster); });
+  }
+  return list;
+}
+
+function addToRoster(name) {
+  for (const n of membersOf(name)) {
+    if (!n || ROSTER.has(n) || isPlaceholder(n)) continue;
+    ROSTER.add(n);
+    const list = document.getElementById("roster");
+    if (list) list.append(el("option", { value: n }));
+  }
+}
+
+// "Spieler 2": the name a side has when nobody typed one (any language).
+function isPlaceholder(name) {
+  return /^(Spieler|Player|Jugador) \d+$/.test(name.trim()) ||
+    membersOf(name).some((m) => /^(Spieler|Player|Jugador) \d+$/.test(m));
 }
 
 function variantBoxes(root, rules, selected, onChange) {

@@ -7,6 +7,12 @@ const HOUSE = "escalero.house.";  // + the table's player names: its house rules
 const $ = (id) => document.getElementById(id);
 let editor = null;
 let settler = null;
+let gameId = null;  // this game's id: a second save of the same game asks first
+
+function newGameId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return "tafel-" + [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 function saved() {
   try { return JSON.parse(localStorage.getItem(STORE) || "null"); } catch (e) { return null; }
@@ -15,14 +21,16 @@ function saved() {
 function store() {
   if (!editor) return;
   localStorage.setItem(STORE, JSON.stringify({
-    sheet: editor.getSheet(), stake: $("stake").value, currency: $("currency").value }));
+    sheet: editor.getSheet(), stake: $("stake").value, currency: $("currency").value, gameId }));
 }
 
 function body() {
-  return { sheet: editor.getSheet(), stake: $("stake").value, currency: $("currency").value };
+  return { sheet: editor.getSheet(), stake: $("stake").value, currency: $("currency").value,
+           game_id: gameId };
 }
 
 function changed() {
+  $("save").disabled = false;
   store();
   settler.schedule(body());
 }
@@ -79,7 +87,8 @@ function houseForm(rules) {
   }
 }
 
-async function startGame(sheet, stake, currency) {
+async function startGame(sheet, stake, currency, id) {
+  gameId = id || newGameId();
   const rules = await fetchRules(sheet.game, sheet.variant || []);
   if (rules.house_rules && !sheet.house_rules) {
     const remembered = rememberedTerms(sheet);
@@ -133,13 +142,14 @@ $("new-game").addEventListener("click", () => {
   editor = null;
   showSetup(last.variant || []);
 });
-$("save").addEventListener("click", () => saveToLedger(body(), $("status")));
+$("save").addEventListener("click", () => saveToLedger(body(), $("status"), $("save")));
 $("stake").addEventListener("input", () => editor && changed());
 $("currency").addEventListener("input", () => editor && changed());
 
 const previous = saved();
 if (previous && previous.sheet) {
-  startGame(previous.sheet, previous.stake, previous.currency).catch(() => showSetup());
+  startGame(previous.sheet, previous.stake, previous.currency, previous.gameId)
+    .catch(() => showSetup());
 } else {
   showSetup();
 }

@@ -1,0 +1,128 @@
+"""The phone app as players meet it: a game saved once, names that stick, one language,
+forbidden values that count nothing (HTTP API; the browser flows are in test_web_browser)."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from web import services  # noqa: E402
+from web.app import create_app  # noqa: E402
+from web.config import WebConfig  # noqa: E402
+from web.i18n import _TEXT, LANGS, catalog, translate  # noqa: E402
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    with TestClient(create_app(WebConfig(db_path=tmp_path / "ledger.sqlite3"))) as c:
+        yield c
+
+
+def sheet(names: tuple[str, ...] = ("Anna", "Ben"), serial: str | None = None) -> dict:
+    obj = {"game": "escalero", "sides": [
+        {"name": n, "columns": [{"nines": 3 - i}, {}, {}]} for i, n in enumerate(names)]}
+    if serial:
+        obj["serial"] = serial
+    return obj
+
+
+def games(client: TestClient) -> list[dict]:
+    return client.get("/api/ledger").json()["games"]
+
+
+def test_every_catalog_key_has_every_language_with_the_same_placeholders() -> None:
+    fields = string.Formatter()
+    for key, texts in _TEXT.items():
+        assert len(texts) == len(LANGS), key
+        assert all(t.strip() for t in texts), f"{key}: an empty text"
+        wanted = {f for _, f, _, _ in fields.parse(texts[0]) if f}
+        for lang, text in zip(LANGS, texts, strict=True):
+            assert {f for _, f, _, _ in fields.parse(text) if f} == wanted, (key, lang)
+    assert set(catalog("es")) == set(catalog("de")) == set(_TEXT)
+
+
+def test_a_tafel_game_saved_twice_asks_first(client: TestClient) -> None:
+    body = {"sheet": sheet(), "stake": "0.50", "game_id": "tafel-0123abcd"}
+    assert client.post("/api/ledger", json=body).status_code == 201
+    again = client.post("/api/ledger?lang=de", json=body)
+    assert again.status_code == 409 and again.json()["duplicate"] is True
+    assert again.json()["error"].startswith("Dieses Spiel ist schon in der Kassa")
+    assert len(games(client)) == 1
+    assert client.post("/api/ledger", json={**body, "confirm": True}).status_code == 201
+    other = {**body, "game_id": "tafel-ffff0000"}  # the next game of the same table
+    assert client.post("/api/ledger", json=other).status_code == 201
+    assert len(games(client)) == 3
+
+
+def test_unnamed_sides_need_names_or_guests_and_guests_never_merge(client: TestClient) -> None:
+    first = {"sheet": sheet(("Spieler 1", "Otto"), serial="S-001"), "stake": "0.50"}
+    refused = client.post("/api/ledger", json=first)
+    assert refused.status_code == 422 and refused.json()["unnamed"] == ["Spieler 1"]
+    assert "Spieler 1 hat noch keinen Namen" in refused.json()["error"]
+    assert games(client) == []
+    assert client.post("/api/ledger", json={**first, "guests": True}).status_code == 201
+    second = {"sheet": sheet(("Spieler 1", "Maria"), serial="S-002"), "guests": True}
+    assert client.post("/api/ledger", json=second).status_code == 201
+    players = {b["player"] for b in client.get("/api/ledger").json()["balances"]}
+    assert players == {"Gast 1 (S-001)", "Gast 1 (S-002)", "Otto", "Maria"}
+    assert client.get("/api/roster").json()["players"] == ["Maria", "Otto"]
+
+
+def test_names_printed_on_a_sheet_come_back_with_its_scan(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = client.post("/api/print", data={"players": "3", "names": "Maria\nOtto\nResi",
+                                        "serial": "PUB"})
+    assert r.status_code == 200
+    scanned = {**sheet(("Spieler 1", "Spieler 2", "Spieler 3"), serial="PUB-001"),
+               "review": []}
+    for i, side in enumerate(scanned["sides"]):
+        side["members"] = [f"Spieler {i + 1}"]
+    monkeypatch.setattr(services, "scan_bytes", lambda data, lang, layout=None: scanned)
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
+    back = client.post("/api/scan", content=png).json()
+    assert [s["name"] for s in back["sides"]] == ["Maria", "Otto", "Resi"]
+    assert [s["members"] for s in back["sides"]] == [["Maria"], ["Otto"], ["Resi"]]
+    saved = client.post("/api/ledger", json={"sheet": back, "stake": "0.50"})
+    assert saved.status_code == 201
+    assert {p["player"] for p in saved.json()["players"]} == {"Maria", "Otto", "Resi"}
+    # A sheet printed without names keeps the scanner's placeholders.
+    scanned["serial"] = "OTHER-001"
+    assert client.post("/api/scan", content=png).json()["sides"][0]["name"] == "Spieler 1"
+
+
+def test_a_value_the_row_forbids_counts_nothing_and_is_named(client: TestClient) -> None:
+    bad = sheet()
+    bad["sides"][0]["columns"][0]["nines"] = 9
+    r = client.post("/api/settle?lang=de", json={"sheet": bad}).json()
+    assert r["settlement"]["totals"][0][0] == 0 and r["settlement"]["complete"] is False
+    assert any("9 ist in Neuner nicht erlaubt" in p["message"] for p in r["validation"])
+    assert r["sheet"]["sides"][0]["columns"][0]["nines"] == 9  # kept as written
+
+
+@pytest.mark.parametrize("lang", ["de", "en", "es"])
+def test_server_messages_follow_the_page_language(client: TestClient, lang: str) -> None:
+    client.cookies.set("escalero_lang", lang)
+    r = client.post("/api/scan", content=b"%PDF-1.4 not a photo")
+    assert r.json()["error"] == translate("err_not_photo", lang)
+    r = client.post("/api/print", data={"players": "2", "names": "Anna\nBen\nCleo"})
+    assert r.json()["error"] == translate("err_names_count", lang, players=2, names=3)
+    assert "--" not in r.json()["error"]
+
+
+def test_scanner_refusals_are_in_the_catalog() -> None:
+    from scan import locate, rectify
+    from scoring.errors import SheetNotFoundError, UnreadableSheetError
+    from web.messages import localize
+
+    assert localize(SheetNotFoundError(locate.NO_SHEET), "es").startswith("No se encontró")
+    assert localize(UnreadableSheetError(rectify.TOO_BLURRED), "de").startswith("Tabelle zu")
+    assert re.search("kein Foto", localize(services.keyed(services.UsageError, "err_not_photo"),
+                                           "de"))
