@@ -399,7 +399,7 @@ def _stored(points: int | Fraction) -> int | float:
 def _terms(game: str, variants: str, stored: str | None) -> dict[str, Any]:
     """{"house_rules": {...} or None, "terms": the one-line description (German)}."""
     if game != "escalero":
-        return {"house_rules": None, "terms": "", "terms_en": ""}
+        return {"house_rules": None, "terms": "", "terms_en": "", "terms_es": ""}
     try:
         if stored:
             terms = from_json(json.loads(stored))
@@ -407,9 +407,9 @@ def _terms(game: str, variants: str, stored: str | None) -> dict[str, Any]:
             rules = get_ruleset(game, [v for v in variants.split(",") if v])
             terms = default_for(rules).for_columns(rules.columns)
     except (EscaleroError, ValueError, TypeError):  # a damaged row must not break the page
-        return {"house_rules": None, "terms": "?", "terms_en": "?"}
+        return {"house_rules": None, "terms": "?", "terms_en": "?", "terms_es": "?"}
     return {"house_rules": terms.to_json(), "terms": terms.describe("de"),
-            "terms_en": terms.describe("en")}
+            "terms_en": terms.describe("en"), "terms_es": terms.describe("es")}
 
 
 def _int(value: Any) -> int:
