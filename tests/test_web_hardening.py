@@ -82,6 +82,7 @@ def test_no_stored_row_breaks_a_page(client: TestClient, tmp_path: Path) -> None
 
 
 def test_deleting_an_id_past_64_bits_is_a_clear_400(client: TestClient) -> None:
+    client.cookies.set("escalero_lang", "en")  # the message in English (German by default)
     r = client.delete("/api/ledger/99999999999999999999999")
     assert r.status_code == 400 and "no game" in r.json()["error"]
 
@@ -122,7 +123,7 @@ def test_settling_runs_off_the_event_loop(client: TestClient,
     assert client.post("/api/settle", json={"sheet": {}}).json() == {"on_event_loop": False}
     seen: list[bool] = []
 
-    def record(payload: object) -> tuple:
+    def record(*_args: object) -> tuple:
         seen.append(where()["on_event_loop"])
         raise UsageError("stop here")
 

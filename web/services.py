@@ -213,8 +213,9 @@ def ledger_record(payload: Any, guest_word: str = "Gast") -> tuple[Any, bool]:
         raise keyed(InputFileError, "err_send_sheet")
     confirm = payload.get("confirm", False)
     guests = payload.get("guests", False)
-    if not isinstance(confirm, bool) or not isinstance(guests, bool):
-        raise UsageError('"confirm" and "guests" must be true or false')
+    for name, flag in (("confirm", confirm), ("guests", guests)):
+        if not isinstance(flag, bool):
+            raise UsageError(f'"{name}" must be true or false')
     sheet = Sheet.from_json(payload["sheet"])
     cents = stake_cents(payload.get("stake")) or 0
     currency = clean_currency(payload.get("currency"))
