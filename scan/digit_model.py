@@ -244,19 +244,37 @@ def load_net(path: str = str(MODEL_PATH)) -> cv2.dnn.Net:
 _NET_LOCK = threading.Lock()  # one cv2.dnn.Net is shared; setInput/forward must not interleave
 
 
+FEATURES_OUTPUT = "features"  # the penultimate layer (tools/features_output.py adds it)
+
+
+def has_features(path: Path = MODEL_PATH) -> bool:
+    return FEATURES_OUTPUT in load_net(str(path)).getUnconnectedOutLayersNames()
+
+
 def run_net(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128) -> np.ndarray:
     """Logits for a batch of preprocessed cells (N, INPUT_H, INPUT_W) -> (N, N_OUT)."""
+    return run_net_features(batch, path, chunk, features=False)[0]
+
+
+def run_net_features(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128,
+                     features: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+    """(logits (N, N_OUT), penultimate features (N, F) or None) from one pass."""
     net = load_net(str(path))
-    out = []
+    want = features and has_features(path)
+    logits, feats = [], []
     for start in range(0, len(batch), chunk):
         part = batch[start:start + chunk, None, :, :].astype(np.float32)
         with _NET_LOCK:
             net.setInput(part)
-            logits = np.asarray(net.forward()).reshape(len(part), N_OUT)
-        out.append(logits)
-    if not out:
-        return np.zeros((0, N_OUT), np.float32)
-    return np.concatenate(out)
+            if want:
+                z, f = net.forward(["logits", FEATURES_OUTPUT])
+                feats.append(np.asarray(f).reshape(len(part), -1))
+            else:
+                z = net.forward()
+        logits.append(np.asarray(z).reshape(len(part), N_OUT))
+    if not logits:
+        return np.zeros((0, N_OUT), np.float32), None
+    return np.concatenate(logits), np.concatenate(feats) if want else None
 
 
 def members(path: Path = MODEL_PATH) -> tuple[Path, ...]:
@@ -272,3 +290,16 @@ def run_members(batch: np.ndarray, paths: Sequence[Path]) -> np.ndarray:
     of each head's probabilities: a reading stays likely only if every member finds it
     likely, so the members' independent mistakes cost confidence instead of accuracy."""
     return np.mean([run_net(batch, p) for p in paths], axis=0)
+
+
+def run_members_features(batch: np.ndarray, paths: Sequence[Path]
+                         ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Mean logits (as run_members) and every member's features side by side (each scaled
+    to unit length, so each member weighs the same), or None if a member has none."""
+    runs = [run_net_features(batch, p) for p in paths]
+    logits = np.mean([z for z, _ in runs], axis=0)
+    if any(f is None for _, f in runs):
+        return logits, None
+    feats = [f / np.maximum(np.linalg.norm(f, axis=1, keepdims=True), 1e-6)
+             for _, f in runs if f is not None]
+    return logits, np.concatenate(feats, axis=1) / np.sqrt(len(feats))
