@@ -62,15 +62,20 @@ class Recognizer(Protocol):
 
 
 class DigitModelRecognizer:
-    """The default: the committed CNN (scan/models/digits.onnx) via cv2.dnn, batched."""
+    """The default: the committed CNN (scan/models/digits.onnx), batched, via ONNX Runtime
+    where it is installed, else cv2.dnn."""
 
     name = "default"
 
-    def __init__(self, model_path: Path | None = None) -> None:
+    def __init__(self, model_path: Path | None = None, max_members: int | None = None,
+                 engine: str | None = None) -> None:
         self.model_path = Path(model_path or digit_model.MODEL_PATH)
         # Temperature and accept threshold live next to the weights (digits.json).
         self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
-        self.members = digit_model.members(self.model_path)  # read once, not per photo
+        # Read once, not per photo. `max_members` only serves benchmarks: the calibration
+        # in digits.json is fitted to the whole team's mean logits.
+        self.members = digit_model.members(self.model_path)[:max_members]
+        self.engine = engine or digit_model.default_engine()  # onnxruntime, else cv2.dnn
         self.last_ms_per_cell = 0.0
 
     def available(self) -> bool:
@@ -85,7 +90,7 @@ class DigitModelRecognizer:
             np.zeros((0, digit_model.INPUT_H, digit_model.INPUT_W), np.float32)
 
     def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
-        return digit_model.run_members(self._batch(crops), self.members)
+        return digit_model.run_members(self._batch(crops), self.members, self.engine)
 
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
         return self.read_with_features(crops, features=False)[0]
@@ -98,9 +103,9 @@ class DigitModelRecognizer:
         cal = self.calibration
         batch = self._batch(crops)
         if features:
-            logits, feats = digit_model.run_members_features(batch, self.members)
+            logits, feats = digit_model.run_members_features(batch, self.members, self.engine)
         else:
-            logits, feats = digit_model.run_members(batch, self.members), None
+            logits, feats = digit_model.run_members(batch, self.members, self.engine), None
         out = []
         for z, c in zip(logits, crops, strict=True):
             scores = digit_model.score_cell(z, cal.temperature)
