@@ -44,11 +44,15 @@ class _Crops:
 
 def sheet_crops(paths: list[Path]) -> list[list[Any]]:
     from scan.pipeline import ScanOptions, scan_photo
+    from scoring.errors import EscaleroError
 
     out = []
     for path in paths:
         keeper = _Crops()
-        scan_photo(str(path), ScanOptions(adapt=False), recognizer=keeper)
+        try:
+            scan_photo(str(path), ScanOptions(adapt=False), recognizer=keeper)
+        except EscaleroError:
+            continue  # a photo the scanner refuses has no sheet to read
         out.append(keeper.crops)
     return out
 
