@@ -129,7 +129,8 @@ def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels:
 Scanner = Callable[[Path], dict[str, Any]]
 
 
-def scanner_for(recognizer: str) -> tuple[Scanner, str]:
+def scanner_for(recognizer: str, adapt: bool = True, members: int | None = None
+                ) -> tuple[Scanner, str]:
     """The in-process scanner if scan.pipeline exists, else the `escalero scan` command."""
     try:
         from scan.pipeline import ScanOptions, scan_photo
@@ -146,8 +147,14 @@ def scanner_for(recognizer: str) -> tuple[Scanner, str]:
 
         return run_cli, f"`escalero scan` command (scan.pipeline not importable: {err})"
 
-    options = ScanOptions(recognizer=recognizer)
-    return (lambda path: scan_photo(str(path), options).to_json()), "scan.pipeline.scan_photo"
+    options = ScanOptions(recognizer=recognizer, adapt=adapt)
+    reader = None
+    if members is not None and recognizer == "default":
+        from scan.recognize import DigitModelRecognizer
+
+        reader = DigitModelRecognizer(max_members=members)
+    return (lambda path: scan_photo(str(path), options, reader).to_json(),
+            "scan.pipeline.scan_photo")
 
 
 class _Refused(Exception):
@@ -424,6 +431,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="scan these photos (NAME.jpg + NAME.json truth) instead of making new "
                         "ones, e.g. samples/photos")
     p.add_argument("--json", type=Path, help="write every per-photo outcome here")
+    p.add_argument("--members", type=int,
+                   help="read with only the first N networks of the team (default: all)")
+    p.add_argument("--no-adapt", action="store_true",
+                   help="read without the per-sheet adaptation (scan/adapt.py), to compare")
     return p
 
 
@@ -451,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     details: dict[str, list[dict[str, Any]]] = {}
     notes = []
     for rec in recognizers:
-        scanner, how = scanner_for(rec)
+        scanner, how = scanner_for(rec, adapt=not args.no_adapt, members=args.members)
         subset = paths[: args.n_tesseract] if rec == "tesseract" else paths
         outcomes = scan_all(subset, scanner, rec)
         results[rec] = summary(outcomes, decode)
@@ -464,7 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"benchmarks.scan: level {args.level}, seed {seed}, {args.source} eval writers, "
               f"photos {args.megapixels or '2-12'} MP, "
-              f"{args.players or '2-5 (random)'} sides")
+              f"{args.players or '2-5 (random)'} sides"
+              f"{', no adaptation' if args.no_adapt else ''}"
+              f"{f', {args.members} network(s)' if args.members else ''}")
     print(format_table(results))
     print("\n".join(notes))
     if args.json:

@@ -236,27 +236,75 @@ def _measured_error(stats: dict[str, float] | None, fallback: float) -> float:
     return max(1.0 - float(stats["accepted_accuracy"]), 3.0 / max(accepted, 1.0))
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
 def load_net(path: str = str(MODEL_PATH)) -> cv2.dnn.Net:
     return cv2.dnn.readNetFromONNX(path)
 
 
 _NET_LOCK = threading.Lock()  # one cv2.dnn.Net is shared; setInput/forward must not interleave
+FEATURES_OUTPUT = "features"  # the penultimate layer (tools/features_output.py adds it)
+# ONNX Runtime reads a sheet's batch 1.5-2x faster than cv2.dnn on the same model
+# (benchmarks/read_speed.py); cv2.dnn stays the fallback where it is not installed.
+ENGINES = ("onnxruntime", "cv2")
 
 
-def run_net(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128) -> np.ndarray:
+def default_engine() -> str:
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return "cv2"
+    return "onnxruntime"
+
+
+@lru_cache(maxsize=8)
+def _session(path: str) -> object:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    # One thread per sheet: the web app and `scan --jobs` read sheets side by side, and on
+    # two cores a second thread did not pay for itself on a sheet's batch.
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+
+
+def has_features(path: Path = MODEL_PATH, engine: str | None = None) -> bool:
+    if (engine or default_engine()) == "onnxruntime":
+        outputs = [o.name for o in _session(str(path)).get_outputs()]  # type: ignore[attr-defined]
+    else:
+        outputs = list(load_net(str(path)).getUnconnectedOutLayersNames())
+    return FEATURES_OUTPUT in outputs
+
+
+def run_net(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128,
+            engine: str | None = None) -> np.ndarray:
     """Logits for a batch of preprocessed cells (N, INPUT_H, INPUT_W) -> (N, N_OUT)."""
-    net = load_net(str(path))
-    out = []
+    return run_net_features(batch, path, chunk, features=False, engine=engine)[0]
+
+
+def run_net_features(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 128,
+                     features: bool = True, engine: str | None = None
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
+    """(logits (N, N_OUT), penultimate features (N, F) or None) from one pass."""
+    engine = engine or default_engine()
+    want = features and has_features(path, engine)
+    names = ["logits", FEATURES_OUTPUT] if want else ["logits"]
+    logits, feats = [], []
     for start in range(0, len(batch), chunk):
-        part = batch[start:start + chunk, None, :, :].astype(np.float32)
-        with _NET_LOCK:
-            net.setInput(part)
-            logits = np.asarray(net.forward()).reshape(len(part), N_OUT)
-        out.append(logits)
-    if not out:
-        return np.zeros((0, N_OUT), np.float32)
-    return np.concatenate(out)
+        part = np.ascontiguousarray(batch[start:start + chunk, None, :, :], np.float32)
+        if engine == "onnxruntime":
+            outs = _session(str(path)).run(names, {"cells": part})  # type: ignore[attr-defined]
+        else:
+            net = load_net(str(path))
+            with _NET_LOCK:
+                net.setInput(part)
+                outs = net.forward(names) if want else [net.forward()]
+        logits.append(np.asarray(outs[0]).reshape(len(part), N_OUT))
+        if want:
+            feats.append(np.asarray(outs[1]).reshape(len(part), -1))
+    if not logits:
+        return np.zeros((0, N_OUT), np.float32), None
+    return np.concatenate(logits), np.concatenate(feats) if want else None
 
 
 def members(path: Path = MODEL_PATH) -> tuple[Path, ...]:
@@ -267,8 +315,22 @@ def members(path: Path = MODEL_PATH) -> tuple[Path, ...]:
     return tuple(path.parent / n for n in names) if names else (path,)
 
 
-def run_members(batch: np.ndarray, paths: Sequence[Path]) -> np.ndarray:
+def run_members(batch: np.ndarray, paths: Sequence[Path], engine: str | None = None
+                ) -> np.ndarray:
     """Mean logits of several networks. Averaging logits is the normalised geometric mean
     of each head's probabilities: a reading stays likely only if every member finds it
     likely, so the members' independent mistakes cost confidence instead of accuracy."""
-    return np.mean([run_net(batch, p) for p in paths], axis=0)
+    return np.mean([run_net(batch, p, engine=engine) for p in paths], axis=0)
+
+
+def run_members_features(batch: np.ndarray, paths: Sequence[Path], engine: str | None = None
+                         ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Mean logits (as run_members) and every member's features side by side (each scaled
+    to unit length, so each member weighs the same), or None if a member has none."""
+    runs = [run_net_features(batch, p, engine=engine) for p in paths]
+    logits = np.mean([z for z, _ in runs], axis=0)
+    if any(f is None for _, f in runs):
+        return logits, None
+    feats = [f / np.maximum(np.linalg.norm(f, axis=1, keepdims=True), 1e-6)
+             for _, f in runs if f is not None]
+    return logits, np.concatenate(feats, axis=1) / np.sqrt(len(feats))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -56,6 +56,7 @@ class ScanOptions:
     currency: str = "EUR"
     lang: str = "de"
     house: Any = None  # scoring.house.Override: the table's terms (the QR does not hold them)
+    adapt: bool = True  # re-read unsure cells against the sheet's certain ones (scan.adapt)
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         crops = cells_mod.cut_crops(rect.image, snapped, geom)
     with timer.stage("read"):
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
-        readings = reader.read(crops)
+        readings = read_cells(reader, crops, options.adapt)
     with timer.stage("assemble"):
         results = cells_mod.to_results(snapped, readings)
         results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
@@ -234,6 +235,21 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
                       blur_mm=rect.blur_mm, warnings=warnings, certainty=certainty,
                       readings=tuple(payout.readings_json(beliefs)))
+
+
+def read_cells(reader: Any, crops: Sequence[Any], adapt: bool) -> list[Any]:
+    """The recognizer's readings; with `adapt`, unsure cells re-read against the sheet's
+    certain ones (scan.adapt) when the recognizer gives features."""
+    if not adapt or not hasattr(reader, "read_with_features"):
+        return list(reader.read(crops))
+    readings, feats = reader.read_with_features(crops)
+    if feats is None:
+        return list(readings)
+    from scan.adapt import adapt as adapt_sheet
+
+    cal = reader.calibration
+    return list(adapt_sheet(readings, feats,
+                            lambda i, v: cal.threshold(crops[i].allowed, v)).readings)
 
 
 def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...],

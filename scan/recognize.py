@@ -62,39 +62,57 @@ class Recognizer(Protocol):
 
 
 class DigitModelRecognizer:
-    """The default: the committed CNN (scan/models/digits.onnx) via cv2.dnn, batched."""
+    """The default: the committed CNN (scan/models/digits.onnx), batched, via ONNX Runtime
+    where it is installed, else cv2.dnn."""
 
     name = "default"
 
-    def __init__(self, model_path: Path | None = None) -> None:
+    def __init__(self, model_path: Path | None = None, max_members: int | None = None,
+                 engine: str | None = None) -> None:
         self.model_path = Path(model_path or digit_model.MODEL_PATH)
         # Temperature and accept threshold live next to the weights (digits.json).
         self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
-        self.members = digit_model.members(self.model_path)  # read once, not per photo
+        # Read once, not per photo. `max_members` only serves benchmarks: the calibration
+        # in digits.json is fitted to the whole team's mean logits.
+        self.members = digit_model.members(self.model_path)[:max_members]
+        self.engine = engine or digit_model.default_engine()  # onnxruntime, else cv2.dnn
         self.last_ms_per_cell = 0.0
 
     def available(self) -> bool:
         return self.model_path.exists() and all(p.exists() for p in self.members)
 
-    def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
+    def _batch(self, crops: Sequence[CellCrop]) -> np.ndarray:
         if not self.available():
             raise ToolMissingError(
                 f"digit model {self.model_path} is missing; reinstall escalero or run "
                 "tools/train_digits.py")
-        batch = np.stack([digit_model.preprocess(c.image) for c in crops]) if crops else \
+        return np.stack([digit_model.preprocess(c.image) for c in crops]) if crops else \
             np.zeros((0, digit_model.INPUT_H, digit_model.INPUT_W), np.float32)
-        return digit_model.run_members(batch, self.members)
+
+    def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
+        return digit_model.run_members(self._batch(crops), self.members, self.engine)
 
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
+        return self.read_with_features(crops, features=False)[0]
+
+    def read_with_features(self, crops: Sequence[CellCrop], features: bool = True
+                           ) -> tuple[list[CellReading], np.ndarray | None]:
+        """The readings and, from the same pass, each cell's penultimate features (None if
+        the model has no such output): scan.adapt compares cells of one sheet with them."""
         start = time.perf_counter()
         cal = self.calibration
+        batch = self._batch(crops)
+        if features:
+            logits, feats = digit_model.run_members_features(batch, self.members, self.engine)
+        else:
+            logits, feats = digit_model.run_members(batch, self.members, self.engine), None
         out = []
-        for z, c in zip(self.logits(crops), crops, strict=True):
+        for z, c in zip(logits, crops, strict=True):
             scores = digit_model.score_cell(z, cal.temperature)
             ranked = digit_model.decode(scores, c.allowed).ranked
             out.append(CellReading.from_ranked(ranked, cal.threshold(c.allowed, ranked[0][0])))
         self.last_ms_per_cell = (time.perf_counter() - start) * 1000 / max(1, len(crops))
-        return out
+        return out, feats
 
 
 RECOGNIZERS = ("default", "tesseract")

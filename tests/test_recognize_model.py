@@ -156,3 +156,22 @@ def test_tesseract_reads_but_is_never_certain() -> None:
     assert not any(r.certain for r in readings)
     for r, (crop, _) in zip(readings, cells, strict=True):
         assert r.value in (None, "x") or r.value in crop.allowed
+
+
+def test_features_come_from_the_same_pass(recognizer: DigitModelRecognizer) -> None:
+    crops = [c for c, _ in golden_cells(8)]
+    readings, feats = recognizer.read_with_features(crops)
+    assert readings == recognizer.read(crops)
+    assert feats is not None and feats.shape[0] == len(crops)
+    # Each member's features have unit length, so the team's do too.
+    assert np.allclose(np.linalg.norm(feats, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("members", [1, 2])
+def test_onnxruntime_and_cv2_dnn_agree(members: int) -> None:
+    pytest.importorskip("onnxruntime")
+    crops = [c for c, _ in golden_cells(12)]
+    ort = DigitModelRecognizer(max_members=members, engine="onnxruntime")
+    cv = DigitModelRecognizer(max_members=members, engine="cv2")
+    assert np.allclose(ort.logits(crops), cv.logits(crops), atol=1e-3)
+    assert [r.value for r in ort.read(crops)] == [r.value for r in cv.read(crops)]

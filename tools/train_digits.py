@@ -38,6 +38,7 @@ from scan.digit_model import (  # noqa: E402
     preprocess,
     score_cell,
 )
+from tools.features_output import add_features_output  # noqa: E402
 
 
 def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
@@ -331,6 +332,7 @@ def main() -> None:
                       input_names=["cells"], output_names=["logits"],
                       dynamic_axes={"cells": {0: "n"}, "logits": {0: "n"}},
                       opset_version=13, dynamo=False)
+    add_features_output(onnx_path)  # the penultimate layer, for scan/adapt.py
     import cv2  # the run-time path must agree with torch
 
     net = cv2.dnn.readNetFromONNX(str(onnx_path))

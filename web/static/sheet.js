@@ -382,6 +382,7 @@ async function saveToLedger(body, statusEl, button) {
     r = await postJSON("/api/ledger", { ...body, confirm: true });
   }
   statusEl.className = "msg " + (r.ok ? "good" : "bad");
+  delete statusEl.dataset.settle;
   statusEl.replaceChildren(r.ok
     ? el("span", {}, T.saved + " ", el("a", { href: "/ledger", text: T.nav_ledger }))
     : el("span", { text: r.data.error || T.error }));

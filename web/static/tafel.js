@@ -100,12 +100,20 @@ async function startGame(sheet, stake, currency, id) {
   $("currency").value = currency || "EUR";
   editor = new SheetEditor($("sheet"), { rules, sheet, onChange: changed });
   settler = new Settler((report) => {
-    $("status").textContent = "";
-    $("status").className = "msg";
+    // Clear only the settler's own error: a "saved" message must outlive a late settle.
+    if ($("status").dataset.settle) {
+      $("status").textContent = "";
+      $("status").className = "msg";
+      delete $("status").dataset.settle;
+    }
     editor.applyReport(report);
     renderSummary($("summary"), report, { hideEmpty: true });
     $("house-terms").textContent = report.settlement.terms || "";
-  }, (message) => { $("status").textContent = message; $("status").className = "msg bad"; });
+  }, (message) => {
+    $("status").textContent = message;
+    $("status").className = "msg bad";
+    $("status").dataset.settle = "1";
+  });
   houseForm(rules);
   changed();
 }
