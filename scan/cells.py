@@ -18,6 +18,7 @@ import numpy as np
 
 from scan.geometry import SheetGeometry
 from scan.grid import SnappedSlot
+from scan.notes import Note, note
 from scan.rectify import PX_PER_MM
 
 CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
@@ -53,7 +54,7 @@ class CellResult:
     alternatives: tuple[tuple[CellValue, float], ...]  # other readings, most likely first
     certain: bool
     box_mm: tuple[float, float, float, float]
-    note: str = ""  # why the totals check changed it, for the overlay and review
+    note: Note | None = None  # why it is (un)sure, for the overlay and review
     # All readings weighed, best first (value first); empty: (value, *alternatives).
     candidates: tuple[tuple[CellValue, float], ...] = ()
 
@@ -133,7 +134,7 @@ def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[
 def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimum: float
                ) -> list[CellResult]:
     """A cell the photo shows below `minimum` px/mm cannot be certain, whatever was read."""
-    return [replace(c, certain=False, note="im Foto zu klein: bitte prüfen")
+    return [replace(c, certain=False, note=note("too_small"))
             if c.certain and res < minimum else c
             for c, res in zip(results, px_per_mm, strict=True)]
 
@@ -148,7 +149,7 @@ def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
     for c, crop in zip(results, crops, strict=True):
         margin = crop.box_px[0] if crop.box_px else 0
         if c.certain and c.value == "x" and loop_with_company(crop.image, margin):
-            c = replace(c, certain=False, note="schwache Ziffer vor der 0? bitte prüfen")
+            c = replace(c, certain=False, note=note("faint_before_zero"))
         out.append(c)
     return out
 
@@ -272,15 +273,15 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
     if not ranked:
         return cell
     best_v, best_p = ranked[0]
-    note = ""
+    why = None
     if best_v != cell.value:
-        note = f"nach Summe: {_fmt(best_v)} statt {_fmt(cell.value)}"
+        why = note("by_total", read=_fmt(best_v), first=_fmt(cell.value))
     elif best_p > cell.confidence + 0.05:
-        note = "durch Summe gestützt"
+        why = note("backed_by_total")
     # Not certain here: only _confirm may say so, and only for the first reading.
     alternatives = tuple(a for a in ranked[1:4] if a[1] >= 0.001)
     return replace(cell, value=best_v, confidence=best_p, alternatives=alternatives,
-                   note=note, candidates=tuple(ranked))
+                   note=why, candidates=tuple(ranked))
 
 
 def _confirm(out: list[CellResult], before: dict[int, CellValue]) -> list[CellResult]:
@@ -289,7 +290,7 @@ def _confirm(out: list[CellResult], before: dict[int, CellValue]) -> list[CellRe
     for i, first in before.items():
         c = out[i]
         if c.value == first and c.confidence >= CONFIRMED:
-            out[i] = replace(c, certain=True, note="durch Summe bestätigt")
+            out[i] = replace(c, certain=True, note=note("confirmed_by_total"))
     return out
 
 
@@ -305,7 +306,7 @@ def _confirm_total(out: list[CellResult], cells: list[int], ti: int, first_total
     out = list(out)
     out[ti] = replace(total, value=first_total, certain=True,
                       confidence=max(total.confidence, CONFIRMED),
-                      note="= Summe der Einträge")
+                      note=note("is_sum"))
     return out
 
 
@@ -319,10 +320,10 @@ def _distrust_column(out: list[CellResult], certain: list[int], ti: int, best: i
     entry was misread. The total goes to review with every entry read less surely than
     DOUBT: on the bench, every confident misreading lay there, and a mis-added total (a
     few percent of columns) is far likelier than a misreading above it."""
-    note = f"Kolonne ergibt {best}, Summe geschrieben {out[ti].value}: Kolonne prüfen"
+    why = note("check_column", sum=best, written=out[ti].value)
     out = list(out)
     for i in [*(i for i in certain if out[i].confidence < DOUBT), ti]:
-        out[i] = replace(out[i], certain=False, note=out[i].note or note)
+        out[i] = replace(out[i], certain=False, note=out[i].note or why)
     return out
 
 
@@ -341,9 +342,9 @@ def _flag_disagreement(out: list[CellResult], cells: list[int], ti: int, known: 
     out = list(out)
     i = next(iter(cell_ids))
     out[i] = replace(out[i], certain=False,
-                     note=f"Summe {written} passt zu {_fmt(explains[0][1])}")
+                     note=note("total_fits", written=written, value=_fmt(explains[0][1])))
     out[ti] = replace(out[ti], certain=False,
-                      note=f"Summe {written} ≠ {known} (Summe der Einträge)")
+                      note=note("total_differs", written=written, sum=known))
     return out
 
 

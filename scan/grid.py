@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from scan.geometry import Box, SheetGeometry, Slot
+from scan.notes import note
 from scan.rectify import PX_PER_MM
 from scoring.errors import UnreadableSheetError
 
@@ -334,7 +335,7 @@ def flag_unplaced(results: Sequence[Any], snapped: Sequence[SnappedSlot]) -> lis
     Runs before and after the totals check: the totals may not vouch for such a cell.
     """
     return [replace(c, certain=False,
-                    note=f"Lage unsicher (±{s.uncertainty_mm:.1f} mm): bitte prüfen")
+                    note=note("place_unsure", mm=f"{s.uncertainty_mm:.1f}"))
             if c.certain and s.uncertainty_mm > MAX_UNCERTAIN_MM else c
             for c, s in zip(results, snapped, strict=True)]
 

@@ -22,6 +22,7 @@ from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
 from scan.grid import SnappedSlot, flag_unplaced, snap_slots
 from scan.infer_layout import infer_layout
 from scan.load import load_photo
+from scan.notes import note
 from scan.rectify import (
     MAX_BLUR_MM,
     MIN_PHOTO_PX_PER_MM,
@@ -227,7 +228,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         certainty = payout.assess(sheet, results, beliefs)
         report["settlement"].update(certain=certainty.certain,
                                     confidence=round(certainty.confidence, 6))
-        review = tuple(review_items(results, certainty))
+        review = tuple(review_items(results, certainty, options.lang))
     timer.times["total"] = round(sum(timer.times.values()), 4)
     return ScanResult(sheet=sheet, sheet_json=sheet_json, review=review, report=report,
                       cells=tuple(results), geometry=geom, rectified=rect.image,
@@ -312,7 +313,8 @@ def build_sheet_json(geom: SheetGeometry, results: list[cells_mod.CellResult]
 
 
 def review_items(results: list[cells_mod.CellResult],
-                 certainty: PayoutCertainty | None = None) -> list[dict[str, Any]]:
+                 certainty: PayoutCertainty | None = None, lang: str = "de"
+                 ) -> list[dict[str, Any]]:
     """Every reading that is not certain, for a person to confirm: the cells the payout
     hangs on first, then by how much answering would raise the payout's confidence."""
     items = []
@@ -323,7 +325,7 @@ def review_items(results: list[cells_mod.CellResult],
         items.append({"side": c.side, "column": c.column, "row": c.row, "read": c.value,
                       "alternatives": [v for v, _ in c.alternatives],
                       "confidence": round(c.confidence, 4),
-                      **({"note": c.note} if c.note else {}),
+                      **({"note": c.note.text(lang)} if c.note else {}),
                       **({"affects_payout": impact.affects_payout,
                           "gain": round(impact.gain, 6)} if impact else {})})
     if certainty is not None:
@@ -334,7 +336,7 @@ def review_items(results: list[cells_mod.CellResult],
                 items.append({"side": c.side, "column": c.column, "row": c.row,
                               "read": c.value, "alternatives": [v for v, _ in c.alternatives],
                               "confidence": round(c.confidence, 4),
-                              "note": "sicher gelesen, entscheidet aber die Auszahlung",
+                              "note": note("decides_payout").text(lang),
                               "affects_payout": True, "gain": round(impact.gain, 6)})
         order = {key: i for i, key in enumerate(i.key for i in certainty.impacts)}
         items.sort(key=lambda it: order.get((it["side"], it["column"], it["row"]), len(order)))

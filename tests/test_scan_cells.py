@@ -156,7 +156,7 @@ def test_a_column_of_unsure_cells_is_weighed_in_full() -> None:
     out = _by_row(check_totals(cells))
     for r in rows:  # backed by the total, but never made certain from a weak first reading
         assert out[r].value == 2 and out[r].confidence > 0.9 and not out[r].certain
-        assert out[r].note == "durch Summe gestützt"
+        assert str(out[r].note) == "durch Summe gestützt"
 
 
 def test_the_total_is_found_beyond_its_first_readings() -> None:
@@ -178,7 +178,7 @@ def test_a_total_the_entries_back_up_beyond_doubt_is_certain() -> None:
     total = _cell("total", 16, 0.95, False, [(76, 0.04)])  # 76: no reading adds up to it
     out = _by_row(check_totals([*cells, total]))
     assert out["total"].value == 16 and out["total"].certain
-    assert out["total"].note == "durch Summe bestätigt"
+    assert str(out["total"].note) == "durch Summe bestätigt"
     # A total read less surely on its own (below 0.9) stays for review, as entries do.
     cells[1] = _cell("tens", 4, 0.8, False, [(6, 0.1)])
     weak = _cell("total", 16, 0.85, False, [(76, 0.1)])

@@ -72,7 +72,7 @@ def test_hidden_grid_degrades_to_flagged_cells(page) -> None:
     cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, None, 0.99, (), True, s.box)
              for s in snapped]
     flagged = flag_unplaced(cells, snapped)
-    assert all(not c.certain and c.note.startswith("Lage unsicher")
+    assert all(not c.certain and str(c.note).startswith("Lage unsicher")
                for c, s in zip(flagged, snapped, strict=True) if s in far)
     assert all(c.certain for c, s in zip(flagged, snapped, strict=True) if s in seen)
 

@@ -1,0 +1,40 @@
+"""The scanner's notes on a cell speak the language asked for, with every text in all three."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from scan.notes import TEXTS, note
+from scan.pipeline import ScanOptions, scan_photo
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "photos" / "02-3-players.jpg"
+GERMAN = re.compile(r"Summe|Kolonne|prüfen|gestützt|bestätigt|Lage|gelesen|Auszahlung")
+
+
+def test_every_note_has_all_three_languages_with_the_same_fields() -> None:
+    for key, table in TEXTS.items():
+        assert set(table) == {"de", "en", "es"}, key
+        fields = {lang: set(re.findall(r"{(\w+)}", text)) for lang, text in table.items()}
+        assert fields["de"] == fields["en"] == fields["es"], key
+
+
+def test_a_note_keeps_its_parameters_for_each_language() -> None:
+    n = note("check_column", sum=129, written=131)
+    assert n.text("de") == "Kolonne ergibt 129, Summe geschrieben 131: Kolonne prüfen"
+    assert "129" in n.text("en") and "131" in n.text("es")
+    assert "Kolonne prüfen" in n and str(n) == n.text("de")
+    with pytest.raises(KeyError):
+        note("no such note")
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_review_notes_of_a_real_scan_are_in_the_options_language(lang: str) -> None:
+    result = scan_photo(str(SAMPLE), ScanOptions(lang=lang))
+    notes = [item["note"] for item in result.review if "note" in item]
+    assert notes, "the sample's totals check leaves notes on some cells"
+    assert not [n for n in notes if GERMAN.search(n)]
+    german = scan_photo(str(SAMPLE), ScanOptions(lang="de"))
+    assert any(GERMAN.search(item.get("note", "")) for item in german.review)
