@@ -274,6 +274,30 @@ def decode_times(paths: Sequence[Path]) -> list[float]:
 # --- report ---------------------------------------------------------------------------------
 
 
+def run_facts() -> dict[str, Any]:
+    """When, at which commit and on what a benchmark ran: measured figures carry these."""
+    import datetime
+    import os
+    import platform
+
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, check=False, cwd=Path(__file__).parent
+                                ).stdout.strip() or "unknown"
+    except OSError:
+        commit = "unknown"
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"date": datetime.date.today().isoformat(), "commit": commit,
+            "machine": f"{os.cpu_count()} cores, {cpu}", "python": platform.python_version()}
+
+
 def _pct(values: Sequence[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))] if s else float("nan")
@@ -481,7 +505,11 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(results))
     print("\n".join(notes))
     if args.json:
-        args.json.write_text(json.dumps({"summary": results, "photos": details}, indent=1,
+        meta = {"level": args.level, "seed": None if args.photos else seed,
+                "players": args.players, "source": args.source, "photos": len(paths),
+                "adapt": not args.no_adapt, **run_facts()}
+        args.json.write_text(json.dumps({"meta": meta, "summary": results, "photos": details},
+                                        indent=1,
                                         default=str) + "\n", encoding="utf-8")
     return 0
 
