@@ -81,11 +81,16 @@ class SheetGeometry:
         return (x0, y0, x1 - x0, y1 - y0)
 
 
-def default_side_names(n_sides: int, pairs: bool) -> tuple[tuple[str, ...], ...]:
+PLAYER_WORD = {"de": "Spieler", "en": "Player", "es": "Jugador"}
+
+
+def default_side_names(n_sides: int, pairs: bool, lang: str = "de"
+                       ) -> tuple[tuple[str, ...], ...]:
     """Names used when the user gives none (names are written by hand, not read)."""
+    word = PLAYER_WORD.get(lang, PLAYER_WORD["de"])
     if pairs:
-        return tuple((f"Spieler {2 * i + 1}", f"Spieler {2 * i + 2}") for i in range(n_sides))
-    return tuple((f"Spieler {i + 1}",) for i in range(n_sides))
+        return tuple((f"{word} {2 * i + 1}", f"{word} {2 * i + 2}") for i in range(n_sides))
+    return tuple((f"{word} {i + 1}",) for i in range(n_sides))
 
 
 def from_layout(layout: Any, serial: str | None = None) -> SheetGeometry:

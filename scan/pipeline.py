@@ -18,7 +18,13 @@ import numpy as np
 
 from scan import cells as cells_mod
 from scan import locate, payout
-from scan.geometry import TOTAL_ROW, SheetGeometry, geometry_for, page_frames
+from scan.geometry import (
+    TOTAL_ROW,
+    SheetGeometry,
+    default_side_names,
+    geometry_for,
+    page_frames,
+)
 from scan.grid import SnappedSlot, flag_unplaced, snap_slots
 from scan.infer_layout import infer_layout
 from scan.load import load_photo
@@ -185,7 +191,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     warnings: tuple[str, ...] = ()
     if inferred is not None and source == "options":
         source, warnings = "grid", (inferred.warning,)
-    geom = found["geometry"] = _with_names(geom, options.names)
+    geom = found["geometry"] = _with_names(_default_names_in(geom, options.lang), options.names)
     with timer.stage("place"):
         placement = found["placement"] = locate.place_sheet(geom, markers, qr, outline)
     with timer.stage("rectify"):
@@ -265,6 +271,16 @@ def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...]
         blur = outline_blur_mm(image, outline)
         if blur is not None and blur > MAX_BLUR_MM:
             raise UnreadableSheetError(TOO_BLURRED)
+
+
+def _default_names_in(geom: SheetGeometry, lang: str) -> SheetGeometry:
+    """An unnamed sheet's sides are "Player 1", "Jugador 1", ... in the output language."""
+    pairs = len(geom.side_members[0]) == 2 if geom.side_members else False
+    if geom.side_members != default_side_names(geom.n_sides, pairs):
+        return geom  # printed or given names
+    members = default_side_names(geom.n_sides, pairs, lang)
+    return replace(geom, side_members=members,
+                   side_names=tuple(" & ".join(m) for m in members))
 
 
 def _with_names(geom: SheetGeometry, names: tuple[str, ...]) -> SheetGeometry:

@@ -36,5 +36,9 @@ def test_review_notes_of_a_real_scan_are_in_the_options_language(lang: str) -> N
     notes = [item["note"] for item in result.review if "note" in item]
     assert notes, "the sample's totals check leaves notes on some cells"
     assert not [n for n in notes if GERMAN.search(n)]
+    # An unnamed sheet's sides are named in the same language.
+    word = {"en": "Player", "es": "Jugador"}[lang]
+    assert [side["name"] for side in result.sheet_json["sides"]] == [
+        f"{word} {i}" for i in (1, 2, 3)]
     german = scan_photo(str(SAMPLE), ScanOptions(lang="de"))
     assert any(GERMAN.search(item.get("note", "")) for item in german.review)
