@@ -343,6 +343,7 @@ def review_items(results: list[cells_mod.CellResult],
                       "confidence": round(c.confidence, 4),
                       **({"note": c.note.text(lang)} if c.note else {}),
                       **({"affects_payout": impact.affects_payout,
+                          "could_change": impact.could_change,
                           "gain": round(impact.gain, 6)} if impact else {})})
     if certainty is not None:
         by_key = {(c.side, c.column, c.row): c for c in results}

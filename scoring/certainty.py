@@ -45,7 +45,7 @@ PLAUSIBLE: Final = 0.001
 # means another cell of the column is the one that decides it.
 AFFECTS: Final = 0.1
 # At most this many cells are asked about when the doubt is spread over a close column.
-MAX_DOUBT_CELLS: Final = 12
+MAX_DOUBT_CELLS: Final = 4
 # How often a written total is the true sum when it is read right (players add up well,
 # but not always); the rest of its mass spreads over many wrong numbers.
 TOTAL_RIGHT: Final = 0.9
@@ -79,11 +79,15 @@ class CellImpact:
     """What settling one unsure cell would do to the payout."""
 
     key: Key
-    affects_payout: bool  # a plausible reading of it moves a column's top
+    # A person is asked about it: a plausible reading of it moves a column's top, and it is
+    # among the cells (largest gain first) whose confirmation would make the payout certain.
+    affects_payout: bool
     gain: float  # rise of the confidence if a person confirms the reading shown
     # Not among the cells asked about (read as certain), yet the payout hangs on it: only
     # listed while the payout is not certain.
     extra: bool = False
+    # A plausible reading of it moves a column's top (whether or not it is asked about).
+    could_change: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,9 +125,28 @@ def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterabl
         impacts += model.doubt_impacts({i.key for i in impacts}, outcomes, confidence,
                                        accept - confidence)
     impacts.sort(key=lambda i: (-i.affects_payout, -i.gain, _reading_order(i.key, sheet)))
+    impacts = _needed(impacts, accept - confidence)
     finished = sheet_finished(sheet)
     return PayoutCertainty(confidence=confidence, certain=finished and confidence >= accept,
                            finished=finished, impacts=tuple(impacts))
+
+
+def _needed(impacts: list[CellImpact], need: float) -> list[CellImpact]:
+    """Ask only what the certainty needs: of the cells that could change the payout
+    (largest gain first), those whose confirmations together would lift the confidence to
+    the threshold. The others stay listed (could_change) but are not asked about: a person
+    answers the first ones, the confidence is recomputed, and the rest are asked again only
+    if an answer leaves the payout in doubt."""
+    out = []
+    for impact in impacts:
+        if not impact.affects_payout:
+            out.append(impact)
+        elif need > 0.0:
+            out.append(replace(impact, could_change=True))
+            need -= impact.gain
+        else:
+            out.append(replace(impact, affects_payout=False, could_change=True))
+    return out
 
 
 def sheet_finished(sheet: Sheet) -> bool:

@@ -162,6 +162,23 @@ def test_one_unsure_cell_decides_a_column() -> None:
     assert result.impacts[0].gain == pytest.approx(0.05)
 
 
+def test_only_the_cells_the_certainty_needs_are_asked() -> None:
+    sheet = _sheet([[A, A, A], [B, B, B]])
+    # Both can change the payout (empty Grande: B wins column I; struck Poker: B wins II),
+    # but confirming the Grande alone lifts the confidence to 0.998.
+    grande = CellBelief(0, 0, "grande", ((50, 0.9), (None, 0.1)))
+    poker = CellBelief(0, 1, "poker", ((40, 0.998), ("x", 0.002)))
+    result = payout_certainty(sheet, [grande, poker], [grande.key, poker.key])
+    assert result.deciding == (grande.key,)
+    assert result.impact(poker.key).could_change and not result.impact(poker.key).affects_payout
+    # Once the Grande is answered, the Poker alone stands between the payout and certainty
+    # only if the threshold asks for more than it leaves.
+    after = payout_certainty(sheet, [poker], [poker.key])
+    assert after.certain and after.deciding == ()
+    strict = payout_certainty(sheet, [poker], [poker.key], accept=0.999)
+    assert strict.deciding == (poker.key,)
+
+
 def test_ten_unsure_cells_that_cannot_matter_leave_the_payout_certain() -> None:
     sheet = _sheet([[A, A, A], [B, B, B]])
     rows = ("nines", "tens", "jacks", "queens", "kings")
