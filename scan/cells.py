@@ -318,8 +318,10 @@ def _distrust_column(out: list[CellResult], certain: list[int], ti: int, best: i
                      ) -> list[CellResult]:
     """The entries do not add up to a clearly written total: the player mis-added, or an
     entry was misread. The total goes to review with every entry read less surely than
-    DOUBT: on the bench, every confident misreading lay there, and a mis-added total (a
-    few percent of columns) is far likelier than a misreading above it."""
+    DOUBT. A certain reading that is wrong sits close to the accept threshold, below DOUBT,
+    where the calibration still lets a few errors through; above DOUBT a misreading is far
+    rarer than a mis-added total (a few percent of columns), so asking about those entries
+    would cost a check and rarely find anything."""
     why = note("check_column", sum=best, written=out[ti].value)
     out = list(out)
     for i in [*(i for i in certain if out[i].confidence < DOUBT), ti]:

@@ -1,9 +1,10 @@
 """Shape checks on a cell's ink, for the one mistake the network makes with confidence.
 
 A written 0 is a strike (RULES.md). But "40" or "10" in pencil, with a first digit faint or
-tiny enough to fall under the noise floor, looks like a lone 0 and can be read as struck
-with 0.99+ (on the harsh bench: a writer whose 4 is two specks). A strike that is a closed
-loop with more ink beside it is therefore never certain: a person checks it.
+tiny enough to fall under the noise floor (a 4 pressed so lightly that only two specks of
+it show), looks like a lone 0 and can be read as struck with 0.99+: the network cannot see
+ink that preprocessing took away. A strike that is a closed loop with more ink beside it is
+therefore never certain: a person checks it.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from scan.digit_model import WORK_H, ink_map, noise_floor
 # The loop's hole must cover this share of its bounding box (a 0, not a blot or a dash).
 MIN_HOLE = 0.08
 # Ink left of the loop, relative to the loop's own stroke strength, that may be a faint
-# first digit. On 160 bench photos 19 of 1,536 certain strikes score above this (paper
-# grain, a neighbour's spill: a cheap review); 6 of 7 strikes that were really a faint
-# "10", "40" or "50" did.
+# first digit. On 160 generated harsh photos 19 of 1,536 certain strikes score above this
+# (paper grain, a neighbour's spill: a cheap review); 6 of 7 strikes that were really a
+# faint "10", "40" or "50" did.
 COMPANY = 0.12
 NOISE_SIGMAS = 4.0  # robust sigmas above the paper that count as ink for the loop
 
