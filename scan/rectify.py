@@ -15,7 +15,7 @@ import numpy as np
 from scan.geometry import Box, SheetGeometry
 from scoring.errors import UnreadableSheetError
 
-PX_PER_MM = 10.0  # the cell-reading contract's resolution (CELL_PX_PER_MM)
+PX_PER_MM = 10.0  # the cell-reading contract's resolution
 # The digit model is trained down to ~2.8 px/mm: cells shown below MIN_PHOTO_PX_PER_MM are
 # read but flagged (a 1600 px upload of a sheet filling most of the frame is ~2.5-3 px/mm);
 # a sheet shown below MIN_SHEET_PX_PER_MM (median cell) is refused.
