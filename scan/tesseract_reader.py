@@ -1,8 +1,8 @@
 """Tesseract as a cell recognizer: an optional comparison, never trusted on its own.
 
-FACTS.md measured Tesseract at about 48% on single handwritten digits, so its readings are
-never `certain`: every one goes to review. It reads the same ink map as the CNN (grid
-dropped, light flattened), one process per cell (about 0.1 s each).
+Tesseract reads only about half of single handwritten digits right (about 48% measured),
+so its readings are never `certain`: every one goes to review. It reads the same ink map as
+the CNN (grid dropped, light flattened), one process per cell (about 0.1 s each).
 """
 
 from __future__ import annotations
