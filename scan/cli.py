@@ -58,7 +58,7 @@ def _layout_hint(args: argparse.Namespace) -> Any:
     if args.game is None and args.players is None and not args.variant and not args.pairs \
             and args.paper is None:
         return None
-    from sheets.cli import plan_block
+    from sheets.block import plan_block
 
     variants = tuple(v.strip() for a in args.variant for v in a.split(",") if v.strip())
     return plan_block(args.game or "escalero", args.players, args.names, args.pairs, variants,

@@ -300,7 +300,7 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
         return None
     if not players.isdigit() or not 1 <= int(players) <= 16:
         raise keyed(UsageError, "err_players")
-    from sheets.cli import plan_block
+    from sheets.block import plan_block
 
     game = str(params.get("game") or "escalero")
     variants = tuple(params.get("variants") or ()) if game == "escalero" else ()
