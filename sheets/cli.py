@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from scoring.cli import add_house_options, house_override
-from scoring.errors import UsageError
+from scoring.errors import ExitCode, UsageError
 from scoring.house import default_for
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 from sheets.block import make_serials, plan_block
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.output}: {pages} page{'s' * (pages != 1)}, {len(serials)} sheet"
           f"{'s' * (len(serials) != 1)} {layout.spec.paper.upper()} {layout.orientation}, "
           f"serials {serials[0]}..{serials[-1]}")
-    return 0
+    return ExitCode.OK
 
 
 def _write(path: Path, data: bytes) -> None:
