@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from scoring.errors import INTERNAL_ERROR, EscaleroError, internal_error
+from scoring.errors import EscaleroError, ExitCode, internal_error
 
 # Modules that add subcommands; a module that is missing (not built yet) is skipped.
 SUBCOMMAND_MODULES = ("scoring.cli", "sheets.cli", "scan.cli", "web.cli")
@@ -42,20 +42,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return ExitCode.USAGE
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args) or ExitCode.OK)
     except EscaleroError as err:
         print(f"escalero {args.command}: error: {err}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("escalero: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return ExitCode.OK
     except Exception as err:  # noqa: BLE001 - the one catch-all: a bug, never a traceback
         print(f"escalero {args.command}: {internal_error(err)}", file=sys.stderr)
-        return INTERNAL_ERROR
+        return ExitCode.INTERNAL
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from sheets.cli import make_serials
+from sheets.block import make_serials
 from sheets.layout import LayoutSpec, all_specs, build_layout
 from sheets.render import SheetText, render_pdf
 

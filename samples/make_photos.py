@@ -24,7 +24,7 @@ import pypdfium2 as pdfium
 
 from samples import camera, handwriting
 from samples.games import GameSpec, expected_settlement, play_game
-from scoring.errors import EscaleroError
+from scoring.errors import EscaleroError, ExitCode
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES
 from sheets.layout import Layout, LayoutSpec, build_layout
 from sheets.render import SheetText, render_pdf
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             photo = make_photo(Request(index=i, **fields))
         except (EscaleroError, ValueError) as err:  # e.g. 7 players on an Escalero sheet
             print(f"make_photos: error: {err}", file=sys.stderr)
-            return getattr(err, "exit_code", 2)
+            return getattr(err, "exit_code", ExitCode.USAGE)
         if args.name:
             photo = Photo(args.name, photo.jpeg, photo.truth)
         path = write_photo(photo, args.out)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.cli import add_house_options, house_override
-from scoring.errors import INTERNAL_ERROR, EscaleroError, UsageError, internal_error
+from scoring.errors import EscaleroError, ExitCode, UsageError, internal_error
 from scoring.model import column_name
 from scoring.money import check_currency, parse_stake
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
@@ -58,7 +58,7 @@ def _layout_hint(args: argparse.Namespace) -> Any:
     if args.game is None and args.players is None and not args.variant and not args.pairs \
             and args.paper is None:
         return None
-    from sheets.cli import plan_block
+    from sheets.block import plan_block
 
     variants = tuple(v.strip() for a in args.variant for v in a.split(",") if v.strip())
     return plan_block(args.game or "escalero", args.players, args.names, args.pairs, variants,
@@ -221,12 +221,12 @@ def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
     try:
         result = scan_photo(photo, options)
         if as_json:
-            return photo, 0, json.dumps(result.to_json(), ensure_ascii=False)
-        return photo, 0, format_scan(result, options.lang)
+            return photo, ExitCode.OK, json.dumps(result.to_json(), ensure_ascii=False)
+        return photo, ExitCode.OK, format_scan(result, options.lang)
     except EscaleroError as err:
         return photo, err.exit_code, str(err)
     except Exception as err:  # noqa: BLE001 - a bug in one photo must not end the batch
-        return photo, INTERNAL_ERROR, internal_error(err)
+        return photo, ExitCode.INTERNAL, internal_error(err)
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
@@ -246,9 +246,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
             sys.stdout.write("\n")
         else:
             sys.stdout.write(format_scan(result, options.lang))
-        return 0
+        return ExitCode.OK
     jobs = [(p, options, debug, args.json) for p in photos]
-    worst = 0
     n = len(jobs)
     if args.jobs > 1:
         with Pool(min(args.jobs, n)) as pool:
@@ -260,7 +259,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def _emit(results: Any, n: int, as_json: bool) -> int:
-    worst = 0
+    worst: int = ExitCode.OK
     for i, (photo, code, out) in enumerate(results, start=1):
         print(f"[{i}/{n}] {photo}", file=sys.stderr)
         if code:

@@ -39,7 +39,13 @@ from scan.rectify import (
     rectify,
 )
 from scoring.certainty import PayoutCertainty
-from scoring.errors import EscaleroError, SheetNotFoundError, UnreadableSheetError
+from scoring.errors import (
+    EscaleroError,
+    LayoutUnknownError,
+    SheetNotFoundError,
+    UnreadableSheetError,
+    UsageError,
+)
 from scoring.model import Sheet
 from scoring.report import settle_report
 
@@ -47,10 +53,8 @@ NO_LAYOUT = ("sheet found, but its QR code cannot be read: name the layout with 
              "--game and --players (and --pairs, --variant, --paper if used)")
 
 
-class ScanOptionError(EscaleroError):
+class ScanOptionError(UsageError):
     """Options that do not fit the sheet (e.g. --names with the wrong count)."""
-
-    exit_code = 2
 
 
 @dataclass(frozen=True)
@@ -141,7 +145,7 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
         return geometry_for(hint), "options"
     if not found_something:
         raise SheetNotFoundError(locate.NO_SHEET)
-    raise SheetNotFoundError(NO_LAYOUT)
+    raise LayoutUnknownError(NO_LAYOUT)
 
 
 def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
@@ -204,7 +208,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                                                           strict=source != "qr")
         except UnreadableSheetError:
             if source == "grid":  # the guessed layout failed grid.py's own check
-                raise SheetNotFoundError(NO_LAYOUT) from None
+                raise LayoutUnknownError(NO_LAYOUT) from None
             raise
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect.image, snapped, geom)

@@ -11,7 +11,7 @@ from typing import Any
 from scoring import house as house_mod
 from scoring import text
 from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
-from scoring.errors import UsageError
+from scoring.errors import ExitCode, UsageError
 from scoring.house import PRESETS
 from scoring.model import Sheet, load_sheet
 from scoring.money import check_currency, parse_stake
@@ -125,12 +125,12 @@ def cmd_settle(args: argparse.Namespace) -> int:
             _print_json(reports[0])
         else:
             sys.stdout.write(text.format_report(sheets[0], reports[0], lang))
-        return 0
+        return ExitCode.OK
     balance = balance_report(sheets, args.stake, args.currency)
     if args.json:
         _print_json({"games": [{"file": f, **r} for f, r in zip(args.files, reports, strict=True)],
                      "balance": balance})
-        return 0
+        return ExitCode.OK
     for f, sheet, report in zip(args.files, sheets, reports, strict=True):
         sys.stdout.write(f"== {f}\n" + text.format_report(sheet, report, lang) + "\n")
     if "money" in balance:
@@ -139,7 +139,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
                                              lang))
     else:
         sys.stdout.write(text.format_balance(balance["players"], [], "", lang))
-    return 0
+    return ExitCode.OK
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
@@ -166,7 +166,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         })
     else:
         sys.stdout.write(text.format_rules(rules, args.lang, terms))
-    return 0
+    return ExitCode.OK
 
 
 def cmd_dice(args: argparse.Namespace) -> int:
@@ -182,7 +182,7 @@ def cmd_dice(args: argparse.Namespace) -> int:
                           "result": compare_hands(throw, other)}
     if args.json:
         _print_json(out)
-        return 0
+        return ExitCode.OK
     w = text.WORDS[args.lang]
     served = f" ({w['served']})" if throw.served else ""
     sys.stdout.write(" ".join(throw.faces) + served + "\n" + text.format_scores(scores, rules,
@@ -195,4 +195,4 @@ def cmd_dice(args: argparse.Namespace) -> int:
         verdict = {1: " ".join(throw.faces) + f" {w['wins']}",
                    -1: " ".join(a["faces"]) + f" {w['wins']}", 0: w["tie"]}[a["result"]]
         sys.stdout.write(f"  vs {' '.join(a['faces'])} ({hands[a['start_poker']]}): {verdict}\n")
-    return 0
+    return ExitCode.OK

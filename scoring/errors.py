@@ -1,35 +1,55 @@
-"""Exceptions that carry a user-facing message and the CLI exit code.
+"""Exceptions that carry a user-facing message, the CLI exit code and the HTTP status.
 
-Exit codes (documented in README.md):
-  0  success
-  2  usage error (bad option; argparse)
-  3  input file unreadable or ill-formed (sheet JSON, layout JSON)
-  4  photo unreadable (not an image, corrupt, truncated, too large)
-  5  no sheet found in the photo, or its layout is unknown
-  6  sheet found but not readable safely (too small, too blurred)
-  7  an optional tool is missing (e.g. tesseract)
-  70 internal error (a bug: please report it)
+Exit codes (documented in README.md) are the members of ExitCode. Every error class names
+its exit code and the HTTP status the web app answers with as class attributes, so the
+command line and the web map an error the same way, in one place each.
 """
 
 from __future__ import annotations
 
+from enum import IntEnum
+from typing import Any, ClassVar
+
+
+class ExitCode(IntEnum):
+    """The documented exit codes of `escalero` (README.md, "Exit codes")."""
+
+    OK = 0  # success (cells may still be flagged for review)
+    USAGE = 2  # usage error (bad option; argparse)
+    INPUT_FILE = 3  # input file unreadable or ill-formed (sheet JSON, layout JSON)
+    PHOTO = 4  # photo unreadable (not an image, corrupt, truncated, too large)
+    SHEET_NOT_FOUND = 5  # no sheet found in the photo, or its layout is unknown
+    UNREADABLE_SHEET = 6  # sheet found but not readable safely (too small, too blurred)
+    TOOL_MISSING = 7  # an optional tool is missing (e.g. tesseract)
+    INTERNAL = 70  # internal error (a bug: please report it)
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, the shell's convention)
+
 
 class EscaleroError(Exception):
-    """Base class: `str(err)` is a one-line message that tells the user what to do."""
+    """Base class: `str(err)` is a one-line message that tells the user what to do.
 
-    exit_code: int = 70
+    A plain EscaleroError is something that should not happen (exit 70, HTTP 500)."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.INTERNAL
+    http_status: ClassVar[int] = 500
+
+    def details(self) -> dict[str, Any]:
+        """Fields the web API adds to its {"error": message} body (none by default)."""
+        return {}
 
 
 class UsageError(EscaleroError):
     """A bad option value that argparse cannot check (e.g. a stake with fractions of a cent)."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
+    http_status = 400
 
 
 class InputFileError(EscaleroError):
     """A sheet or layout file that cannot be read or has the wrong shape."""
 
-    exit_code = 3
+    exit_code = ExitCode.INPUT_FILE
+    http_status = 400
 
 
 class UnknownRulesError(InputFileError):
@@ -39,28 +59,34 @@ class UnknownRulesError(InputFileError):
 class PhotoError(EscaleroError):
     """The photo itself cannot be decoded."""
 
-    exit_code = 4
+    exit_code = ExitCode.PHOTO
+    http_status = 422
 
 
 class SheetNotFoundError(EscaleroError):
     """No sheet (or no known layout) in the photo."""
 
-    exit_code = 5
+    exit_code = ExitCode.SHEET_NOT_FOUND
+    http_status = 422
+
+
+class LayoutUnknownError(SheetNotFoundError):
+    """A sheet was found but its QR code cannot be read and no layout was named: the
+    caller can ask for the layout (the CLI's options, the web page's form)."""
 
 
 class UnreadableSheetError(EscaleroError):
     """A sheet was found but cannot be read safely: refused rather than guessed."""
 
-    exit_code = 6
+    exit_code = ExitCode.UNREADABLE_SHEET
+    http_status = 422
 
 
 class ToolMissingError(EscaleroError):
     """An optional external tool (tesseract) is not installed."""
 
-    exit_code = 7
-
-
-INTERNAL_ERROR = 70  # the exit code of an unexpected exception
+    exit_code = ExitCode.TOOL_MISSING
+    http_status = 503
 
 
 def internal_error(err: BaseException) -> str:

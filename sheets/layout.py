@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from scoring.errors import EscaleroError, SheetNotFoundError, UnknownRulesError
+from scoring.errors import SheetNotFoundError, UnknownRulesError, UsageError
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
 
 LAYOUT_VERSION = 1
@@ -61,10 +61,8 @@ _VARIANT_CODES = {
 _SERIAL_RE = re.compile(r"^[A-Z0-9-]{1,16}$")
 
 
-class SheetOptionError(EscaleroError):
+class SheetOptionError(UsageError):
     """A sheet that cannot be made as asked (too many sides for the paper, ...)."""
-
-    exit_code = 2
 
 
 class Box(NamedTuple):

@@ -8,7 +8,7 @@ import pypdfium2 as pdfium
 import pytest
 
 from escalero_cli import main
-from sheets.cli import make_serials, plan_block
+from sheets.block import make_serials, plan_block
 from sheets.layout import LayoutSpec, SheetOptionError
 
 

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from scan import pipeline
-from scoring.errors import SheetNotFoundError
+from scoring.errors import LayoutUnknownError, SheetNotFoundError
 from web import services
 from web.app import create_app
 from web.cli import settings
@@ -342,7 +342,7 @@ def test_scan_layout_form_reaches_the_scanner(client: TestClient,
 
 def test_unreadable_qr_message_points_to_the_layout_form(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_layout(data, options, recognizer=None):
-        raise SheetNotFoundError(pipeline.NO_LAYOUT)
+        raise LayoutUnknownError(pipeline.NO_LAYOUT)
 
     monkeypatch.setattr(pipeline, "scan_photo", no_layout)
     monkeypatch.setattr(services, "_shared_recognizer", lambda: None)

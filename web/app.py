@@ -21,21 +21,12 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
-from scoring.errors import (
-    EscaleroError,
-    InputFileError,
-    PhotoError,
-    SheetNotFoundError,
-    ToolMissingError,
-    UnreadableSheetError,
-    UsageError,
-    internal_error,
-)
+from scoring.errors import EscaleroError, InputFileError, internal_error
 from scoring.model import parse_json
 from web import printing, services
 from web.config import WebConfig
 from web.i18n import LANGS, catalog, pick_lang, translate
-from web.ledger import DuplicateSerialError, Ledger, LedgerError
+from web.ledger import Ledger
 from web.messages import keyed, localize
 from web.security import (
     COOKIE,
@@ -55,22 +46,6 @@ MAX_JSON_BYTES = 256 * 1024
 LANG_COOKIE = "escalero_lang"
 # Reachable without the PIN: the PIN page itself and what it needs to render.
 PIN_FREE = ("/pin", "/static/", "/lang/", "/favicon.ico")
-
-
-def error_status(err: EscaleroError) -> int:
-    """HTTP status for a user mistake: what went wrong decides 4xx vs 5xx."""
-    status = getattr(err, "status", None)
-    if status:
-        return int(status)
-    if isinstance(err, DuplicateSerialError):
-        return 409
-    if isinstance(err, PhotoError | SheetNotFoundError | UnreadableSheetError):
-        return 422
-    if isinstance(err, ToolMissingError | LedgerError):
-        return 503
-    if isinstance(err, InputFileError | UsageError):
-        return 400
-    return 500 if err.exit_code == 70 else 400
 
 
 def create_app(config: WebConfig) -> FastAPI:
@@ -128,16 +103,13 @@ def create_app(config: WebConfig) -> FastAPI:
 
     @app.exception_handler(EscaleroError)
     async def escalero_error(request: Request, err: EscaleroError) -> Response:
-        status = error_status(err)
+        # The one place errors become responses: each class names its own HTTP status
+        # (what went wrong decides 4xx vs 5xx) and any fields the API adds to its body.
         message = localize(err, lang_of(request))
         if request.url.path.startswith("/api/") or request.method != "GET":
-            body: dict[str, Any] = {"error": message}
-            if isinstance(err, DuplicateSerialError):
-                body.update(duplicate=True, serial=err.serial, earlier=list(err.earlier))
-            if isinstance(err, services.UnnamedSidesError):
-                body.update(unnamed=list(err.names))
-            return JSONResponse(body, status_code=status)
-        return page(request, "error.html", status=status, message=message)
+            return JSONResponse({"error": message, **err.details()},
+                                status_code=err.http_status)
+        return page(request, "error.html", status=err.http_status, message=message)
 
     # --- pages --------------------------------------------------------------------------
 
@@ -288,11 +260,11 @@ def create_app(config: WebConfig) -> FastAPI:
 
 
 class BodyTooLarge(InputFileError):
-    status = 413
+    http_status = 413
 
 
 class NotJson(InputFileError):
-    status = 415
+    http_status = 415
 
 
 async def _json_body(request: Request) -> Any:
@@ -314,4 +286,4 @@ async def _json_body(request: Request) -> Any:
         raise InputFileError(f"the request body is {err}") from None
 
 
-__all__ = ["create_app", "error_status"]
+__all__ = ["create_app"]

@@ -6,7 +6,7 @@ import argparse
 import errno
 import socket
 
-from scoring.errors import UsageError
+from scoring.errors import ExitCode, UsageError
 from web.config import WebConfig, is_loopback
 from web.security import MIN_PIN_LEN, generate_pin
 
@@ -74,4 +74,4 @@ def run(args: argparse.Namespace) -> int:
         note = " (generated; give --pin to choose one)" if generated else ""
         print(f"escalero serve: PIN {config.pin}{note}")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
-    return 0
+    return ExitCode.OK

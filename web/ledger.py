@@ -31,7 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from scoring.errors import EscaleroError
+from scoring.errors import EscaleroError, ExitCode
 from scoring.house import HouseRules, default_for, from_json
 from scoring.money import player_amounts, side_amounts, to_money
 from scoring.report import points_from_json, signed_points
@@ -84,14 +84,16 @@ GUEST_NAME = re.compile(r"^\S+ \d+ \(.+\)$")
 class LedgerError(EscaleroError):
     """The ledger file cannot be opened or written."""
 
-    exit_code = 3
+    exit_code = ExitCode.INPUT_FILE
+    http_status = 503  # the server's storage, not the request, is at fault
 
 
 class DuplicateSerialError(EscaleroError):
     """A sheet with this serial (or a Tafel game with this id) was saved before; saving
     again needs a confirmation. `key`/`params` give the message in the page's language."""
 
-    exit_code = 3
+    exit_code = ExitCode.INPUT_FILE
+    http_status = 409
 
     def __init__(self, serial: str, earlier: Sequence[str], *, tafel: bool = False) -> None:
         self.serial = serial
@@ -100,6 +102,9 @@ class DuplicateSerialError(EscaleroError):
         self.params = {"serial": serial, "earlier": ", ".join(self.earlier)}
         what = "this game was already saved" if tafel else f"sheet {serial} was already settled"
         super().__init__(f"{what} ({', '.join(self.earlier)}); confirm to count it again")
+
+    def details(self) -> dict[str, Any]:
+        return {"duplicate": True, "serial": self.serial, "earlier": list(self.earlier)}
 
 
 @dataclass(frozen=True)

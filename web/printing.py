@@ -1,7 +1,7 @@
 """The print page: the `escalero sheet` options as a form, turned into a PDF in memory.
 
 The form mirrors sheets.cli option by option and goes through the same steps
-(plan_block, make_serials, render_pdf), so the web and the command line print
+(sheets.block's plan_block and make_serials, render_pdf), so the web and the command line print
 identical sheets and refuse the same impossible requests with the same messages.
 """
 
@@ -75,7 +75,7 @@ def _check_players(game: str, players: int | None, names: str | None, pairs: boo
 
 def make_pdf(form: Mapping[str, Any]) -> Printed:
     """The PDF for the submitted form, a file name for the download, its serials and names."""
-    from sheets.cli import make_serials, plan_block
+    from sheets.block import make_serials, plan_block
     from sheets.layout import PAPERS, SheetOptionError, build_layout
     from sheets.render import BACKS, SheetText, page_geometry, render_pdf
 

@@ -22,8 +22,8 @@ from typing import Any
 from scoring.errors import (
     EscaleroError,
     InputFileError,
+    LayoutUnknownError,
     PhotoError,
-    SheetNotFoundError,
     ToolMissingError,
     UsageError,
 )
@@ -55,13 +55,16 @@ PLACEHOLDER = re.compile(rf"^({_PLAYER_WORDS}) \d+$")
 class UnnamedSidesError(UsageError):
     """A side still carries a placeholder name; the page asks for names or guests."""
 
-    status = 422
+    http_status = 422
 
     def __init__(self, names: Sequence[str]) -> None:
         self.names = tuple(names)
         self.key = "err_unnamed"
         self.params = {"names": ", ".join(self.names)}
         super().__init__(translate(self.key, "en", **self.params))
+
+    def details(self) -> dict[str, Any]:
+        return {"unnamed": list(self.names)}
 
 
 def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
@@ -237,7 +240,7 @@ def form_flag(value: Any, what: str) -> bool:
 
 
 class PhotoTooLarge(PhotoError):
-    status = 413
+    http_status = 413
 
 
 class _OneAtATime:
@@ -300,7 +303,7 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
         return None
     if not players.isdigit() or not 1 <= int(players) <= 16:
         raise keyed(UsageError, "err_players")
-    from sheets.cli import plan_block
+    from sheets.block import plan_block
 
     game = str(params.get("game") or "escalero")
     variants = tuple(params.get("variants") or ()) if game == "escalero" else ()
@@ -375,11 +378,9 @@ def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
         with _PIXELS.hold(pixels), _SCAN_SLOTS:
             result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
                                          recognizer=_shared_recognizer())
-    except SheetNotFoundError as err:
+    except LayoutUnknownError:
         # The scanner's "QR unreadable" hint names CLI options; the page has a form.
-        if str(err) == getattr(pipeline, "NO_LAYOUT", None):
-            raise keyed(SheetNotFoundError, "err_no_layout") from None
-        raise
+        raise keyed(LayoutUnknownError, "err_no_layout") from None
     out = dict(result.to_json())
     out["image"] = encode_jpeg(result.overlay())
     out["crops"] = review_crops(result.rectified, result.cells, out.get("review", ()))

@@ -12,11 +12,11 @@ from web.messages import keyed
 
 
 class UploadTooLarge(PhotoError):
-    status = 413
+    http_status = 413
 
 
 class NotAnImage(PhotoError):
-    status = 415
+    http_status = 415
 
 
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"heim", b"heis", b"hevm", b"hevs", b"mif1",
