@@ -60,6 +60,8 @@ class SheetGeometry:
     side_members: tuple[tuple[str, ...], ...]
     serial: str | None = None
     inset_mm: float = 0.5  # printed grid lines lie this far outside each writable box
+    # (side, member, box in mm) of each printed name box: the review shows their ink.
+    name_boxes: tuple[tuple[int, int, Box], ...] = ()
 
     @property
     def ruleset(self) -> Ruleset:
@@ -107,6 +109,8 @@ def from_layout(layout: Any, serial: str | None = None) -> SheetGeometry:
         qr_box=_box(layout.qr), slots=tuple(slots),
         side_names=tuple(" & ".join(m) for m in members), side_members=members,
         serial=serial, inset_mm=INSET_MM,
+        name_boxes=tuple((n.side, index % 2 if spec.pairs else 0, _box(n.box))
+                         for index, n in enumerate(layout.names)),
     )
 
 

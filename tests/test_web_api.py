@@ -193,6 +193,9 @@ def test_scan_of_a_sample_photo(client: TestClient) -> None:
     assert result["game"] == "escalero" and len(result["sides"]) == 2
     assert result["image"].startswith("data:image/jpeg;base64,")
     assert "settlement" in result and "review" in result
+    # The scanner does not read names: the page gets each name box's ink to show.
+    assert set(result["name_crops"]) == {"0/0", "1/0"}
+    assert all(v.startswith("data:image/jpeg;base64,") for v in result["name_crops"].values())
     # Every cell the scanner reports as certain is right (it never guesses silently).
     flagged = {(f["side"], f["column"], f["row"]) for f in result["review"]}
     for s, side in enumerate(truth["sheet"]["sides"]):

@@ -341,6 +341,10 @@ def test_scan_answer_the_cells_the_payout_hangs_on_then_save(page, shots: Path,
     page.set_input_files("#photo", str(sample_photo()))
     page.wait_for_selector("#result:not([hidden])", timeout=60000)
     page.wait_for_function("() => window.settledCount >= 1")
+    # Each side's name box shows its ink above the name field.
+    sides = page.locator("input.name").count()
+    assert page.locator("th img.name-crop").count() == sides
+    assert "null" not in page.locator(".points-bar").inner_text()
     note = page.locator("#flag-count")
     assert "hängt an" in note.inner_text() or "sicher" in note.inner_text()
     visited: list[str] = []

@@ -384,7 +384,16 @@ def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
     out = dict(result.to_json())
     out["image"] = encode_jpeg(result.overlay())
     out["crops"] = review_crops(result.rectified, result.cells, out.get("review", ()))
+    out["name_crops"] = name_crops(result.rectified, result.geometry)
     return out
+
+
+def name_crops(page: Any, geometry: Any) -> dict[str, str]:
+    """"side/member" -> a small JPEG of that name box: the scanner does not read names,
+    so the page shows what was written there beside the name field."""
+    return {f"{side}/{member}": encode_jpeg(cut_mm(page, box, margin_mm=0.5),
+                                            max_side=6 * CROP_HEIGHT_PX)
+            for side, member, box in getattr(geometry, "name_boxes", ())}
 
 
 def review_crops(page: Any, cells: Sequence[Any], review: Sequence[Mapping[str, Any]]

@@ -160,6 +160,7 @@ async function showResult(result) {
   skipped.clear();
   editor = new SheetEditor($("sheet"), {
     rules, sheet, review: result.review, written: true, onChange: changed,
+    nameCrops: result.name_crops || {},
     onFocus: (k, flag) => showPanel(k, flag) });
   settler = new Settler((report) => {
     $("settle-status").textContent = "";

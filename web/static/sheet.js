@@ -78,6 +78,7 @@ class SheetEditor {
     this.written = !!options.written;
     this.onChange = options.onChange || (() => {});
     this.onFocus = options.onFocus || (() => {});
+    this.nameCrops = options.nameCrops || {};  // "side/member" -> the name box's ink (scan)
     this.normalise();
     this.render();
   }
@@ -130,7 +131,9 @@ class SheetEditor {
         addToRoster(name);
         this.onChange(this.getSheet());
       });
-      names.append(el("th", { colspan: cols, class: "side-head s" + (s % 6) }, input));
+      const inks = [0, 1].map((m) => this.nameCrops[`${s}/${m}`]).filter(Boolean)
+        .map((src) => el("img", { class: "name-crop", src, alt: T.handwriting }));
+      names.append(el("th", { colspan: cols, class: "side-head s" + (s % 6) }, ...inks, input));
     });
     head.append(names);
     if (cols > 1) {
@@ -274,12 +277,15 @@ class SheetEditor {
       td.classList.toggle("provisional", st.winners[c] === s && open.has(c));
       td.title = st.winners[c] === s && open.has(c) ? `${T.winner} (${T.provisional})` : "";
     });
-    this.bar.replaceChildren(...this.sheet.sides.map((side, s) => {
+    const pointsOf = this.sheet.sides.map((side, s) => {
       const p = st.points[s];
       return el("span", { class: p > 0 ? "plus" : p < 0 ? "minus" : "" },
                 el("span", { text: side.name }),
                 el("strong", { text: p > 0 ? "+" + p : String(p) }));
-    }), st.complete ? null : el("em", { text: T.provisional }));
+    });
+    // A finished game adds nothing (replaceChildren would print a null as "null").
+    if (!st.complete) pointsOf.push(el("em", { text: T.provisional }));
+    this.bar.replaceChildren(...pointsOf);
     this.table.querySelectorAll("td.pts").forEach((td) => {
       const s = Number(td.dataset.points);
       const p = st.points[s];
