@@ -19,7 +19,7 @@ $esc scan "$photo" --debug out/debug --stake 0.50 --currency EUR
 
 echo
 echo "== 3. Settle the scanned sheet as JSON (what the web front end and scripts use)"
-$esc scan "$photo" --json > out/scanned.json
+$esc scan "$photo" --json --lang de > out/scanned.json
 $esc settle out/scanned.json --stake 0.50 --currency EUR
 echo
 echo "Done. Open out/block.pdf to print, out/debug/ to see what the scanner found."
