@@ -358,7 +358,8 @@ def review_items(results: list[cells_mod.CellResult],
                               "read": c.value, "alternatives": [v for v, _ in c.alternatives],
                               "confidence": round(c.confidence, 4),
                               "note": note("decides_payout").text(lang),
-                              "affects_payout": True, "gain": round(impact.gain, 6)})
+                              "affects_payout": True, "could_change": impact.could_change,
+                              "gain": round(impact.gain, 6)})
         order = {key: i for i, key in enumerate(i.key for i in certainty.impacts)}
         items.sort(key=lambda it: order.get((it["side"], it["column"], it["row"]), len(order)))
     return items

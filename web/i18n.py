@@ -579,9 +579,9 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "Planilla sin terminar: pago provisorio",
     ),
     "payout_rest": (
-        "{n} weitere unsichere Felder ändern die Auszahlung nicht; prüfen ist freiwillig.",
-        "{n} other unsure cells cannot change the payout; checking them is optional.",
-        "{n} casillas dudosas más no cambian el pago; revisarlas es opcional.",
+        "{n} weitere unsichere Felder: die Auszahlung hängt nicht an ihnen; prüfen ist freiwillig.",
+        "{n} other unsure cells: the payout does not hang on them; checking them is optional.",
+        "{n} casillas dudosas más: el pago no depende de ellas; revisarlas es opcional.",
     ),
     "confirm_unsure_save": (
         "Die Auszahlung ist noch nicht sicher. Trotzdem in die Kassa?",

@@ -393,7 +393,7 @@ def name_crops(page: Any, geometry: Any) -> dict[str, str]:
     so the page shows what was written there beside the name field."""
     return {f"{side}/{member}": encode_jpeg(cut_mm(page, box, margin_mm=0.5),
                                             max_side=6 * CROP_HEIGHT_PX)
-            for side, member, box in getattr(geometry, "name_boxes", ())}
+            for side, member, box in geometry.name_boxes}
 
 
 def review_crops(page: Any, cells: Sequence[Any], review: Sequence[Mapping[str, Any]]
