@@ -141,8 +141,11 @@ def test_top_sets_equal_enumeration(weights: list[list[float]]) -> None:
         top = max(values)
         group = frozenset(i for i, v in enumerate(values) if v == top)
         want[group] = want.get(group, 0.0) + p
+    # top_sets leaves out sums whose mass is at most 1e-9 (documented): each can cost a
+    # group that much.
+    pruned = sum(len(p) for p in pmfs) * 1e-9
     for group in set(got) | set(want):
-        assert got.get(group, 0.0) == pytest.approx(want.get(group, 0.0), abs=1e-12)
+        assert got.get(group, 0.0) == pytest.approx(want.get(group, 0.0), abs=pruned)
 
 
 # --- the cases a player meets ------------------------------------------------------------
