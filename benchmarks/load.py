@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as d:
         env = {**os.environ, "XDG_DATA_HOME": d, "PYTHONUNBUFFERED": "1"}
         server = subprocess.Popen(
-            [sys.executable, str(ROOT / "escalero_cli.py"), "serve", "--host", HOST,
+            [sys.executable, "-m", "escalero", "serve", "--host", HOST,
              "--port", str(port), "--db", str(Path(d) / "ledger.sqlite3")],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:

@@ -15,9 +15,8 @@ from typing import Any
 
 import cv2
 import numpy as np
-
-from scan.geometry import PageFrame, SheetGeometry
-from scoring.errors import SheetNotFoundError
+from escalero.scan.geometry import PageFrame, SheetGeometry
+from escalero.scoring.errors import SheetNotFoundError
 
 FIDUCIAL_IDS = (0, 1, 2, 3)
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large

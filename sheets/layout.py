@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from scoring.errors import SheetNotFoundError, UnknownRulesError, UsageError
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
+from escalero.scoring.errors import SheetNotFoundError, UnknownRulesError, UsageError
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
 
 LAYOUT_VERSION = 1
 PAPERS: dict[str, tuple[float, float]] = {  # portrait width, height in mm

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
+from escalero.scan import pipeline
+from escalero.scoring.errors import LayoutUnknownError, SheetNotFoundError
+from escalero.web import services
+from escalero.web.app import create_app
+from escalero.web.cli import settings
+from escalero.web.config import WebConfig, is_loopback
 from fastapi.testclient import TestClient
 from PIL import Image
-
-from scan import pipeline
-from scoring.errors import LayoutUnknownError, SheetNotFoundError
-from web import services
-from web.app import create_app
-from web.cli import settings
-from web.config import WebConfig, is_loopback
 
 SAMPLES = Path(__file__).parents[1] / "samples" / "photos"
 
@@ -368,7 +367,7 @@ def test_escalero_serve_runs_and_answers(tmp_path: Path) -> None:
     db = tmp_path / "evening" / "ledger.sqlite3"
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "escalero_cli.py", "serve", "--port", str(port), "--db", str(db)],
+        [sys.executable, "-m", "escalero", "serve", "--port", str(port), "--db", str(db)],
         cwd=Path(__file__).parents[1], env=env, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     try:

@@ -11,10 +11,10 @@ import argparse
 import importlib
 import sys
 
-from scoring.errors import EscaleroError, ExitCode, internal_error
+from escalero.scoring.errors import EscaleroError, ExitCode, internal_error
 
-# Modules that add subcommands; a module that is missing (not built yet) is skipped.
-SUBCOMMAND_MODULES = ("scoring.cli", "sheets.cli", "scan.cli", "web.cli")
+# Modules that add subcommands, in the order `escalero --help` lists them.
+SUBCOMMAND_MODULES = tuple(f"escalero.{name}.cli" for name in ("scoring", "sheets", "scan", "web"))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,13 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as err:
-            if err.name == name:
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 
