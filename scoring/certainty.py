@@ -45,6 +45,9 @@ PLAUSIBLE: Final = 0.001
 AFFECTS: Final = 0.1
 # At most this many cells are asked about when the doubt is spread over a close column.
 MAX_DOUBT_CELLS: Final = 4
+# An unfinished sheet with at most this many empty entries is taken for a finished game
+# with misread cells, and those cells are asked about first.
+MAX_EMPTY_ASKED: Final = 4
 # How often a written total is the true sum when it is read right (players add up well,
 # but not always); the rest of its mass spreads over many wrong numbers.
 TOTAL_RIGHT: Final = 0.9
@@ -126,6 +129,8 @@ def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterabl
     impacts.sort(key=lambda i: (-i.affects_payout, -i.gain, _reading_order(i.key, sheet)))
     impacts = _needed(impacts, accept - confidence)
     finished = sheet_finished(sheet)
+    if not finished:
+        impacts = _empty_first(impacts, model, outcomes, confidence)
     return PayoutCertainty(confidence=confidence, certain=finished and confidence >= accept,
                            finished=finished, impacts=tuple(impacts))
 
@@ -148,17 +153,55 @@ def _needed(impacts: list[CellImpact], need: float) -> list[CellImpact]:
     return out
 
 
+def _empty_first(impacts: list[CellImpact], model: _Model,
+                 outcomes: Sequence[Mapping[Outcome, float]], confidence: float
+                 ) -> list[CellImpact]:
+    """An unfinished sheet is never certain, so its empty entries are asked first, read as
+    empty for sure or not: at the end of a game a few empty entries are more likely
+    misread than unwritten. Many empty entries mean a game in progress: nothing is added."""
+    empty = empty_entries(model.sheet)
+    if len(empty) > MAX_EMPTY_ASKED:
+        return impacts
+    by_key = {i.key: i for i in impacts}
+    first = []
+    for key in empty:
+        impact = by_key.pop(key, None)
+        if impact is None:
+            impact = (replace(model.impact(key, outcomes, confidence), extra=True)
+                      if key in model.beliefs else CellImpact(key, True, 0.0, extra=True))
+        first.append(replace(impact, affects_payout=True, could_change=True))
+    return first + [i for i in impacts if i.key in by_key]
+
+
+def empty_entries(sheet: Sheet) -> list[Key]:
+    """The entries the rules need that hold nothing, in reading order."""
+    rows = sheet.ruleset.row_ids
+    return [(s, c, r) for s, side in enumerate(sheet.sides)
+            for c, col in enumerate(side.columns) for r in rows if col.get(r) is None]
+
+
 def sheet_finished(sheet: Sheet) -> bool:
     """Every entry the rules need holds something (a number or a strike)."""
-    rows = sheet.ruleset.row_ids
-    return all(col.get(r) is not None for side in sheet.sides for col in side.columns
-               for r in rows)
+    return not empty_entries(sheet)
 
 
 def _reading_order(key: Key, sheet: Sheet) -> tuple[int, int, int]:
     rows = sheet.ruleset.row_ids
     side, column, row = key
     return (column, rows.index(row) if row in rows else len(rows), side)
+
+
+def _with_rest(pairs: Sequence[tuple[Value, float]], allowed: Sequence[int]
+               ) -> list[tuple[Value, float]]:
+    """A belief's readings, plus the row's unlisted readings sharing evenly what the listed
+    ones leave (a doubted reading can leave half of the mass to them)."""
+    out = list(pairs)
+    listed = {v for v, _ in out}
+    rest = max(0.0, 1.0 - sum(p for _, p in out))
+    others = [v for v in (*allowed, "x", None) if v not in listed]
+    if rest > 0 and others:
+        out += [(v, rest / len(others)) for v in others]
+    return out
 
 
 def _value_of(cell: Cell) -> Value:
@@ -196,17 +239,20 @@ class _Model:
     def _spread(self, key: Key, shown: Value, allowed: Sequence[int]) -> np.ndarray:
         """The cell's distribution over points (index = points)."""
         belief = self.beliefs.get(key)
-        pairs = list(belief.distribution) if belief else [(shown, 1.0)]
-        listed = {v for v, _ in pairs}
-        rest = max(0.0, 1.0 - sum(p for _, p in pairs))
-        others = [v for v in (*allowed, "x", None) if v not in listed]
-        if rest > 0 and others:  # unlisted readings share what the listed ones leave
-            pairs += [(v, rest / len(others)) for v in others]
+        pairs = _with_rest(belief.distribution, allowed) if belief else [(shown, 1.0)]
         top = max([_points(v) for v, _ in pairs] + [0])
         dist = np.zeros(top + 1)
         for v, p in pairs:
             dist[_points(v)] += p
         return dist / dist.sum() if dist.sum() > 0 else dist
+
+    def readings(self, key: Key) -> list[tuple[Value, float]]:
+        """A cell's readings as the model weighs them (an entry's unlisted readings
+        included; a written total's are its listed ones)."""
+        pairs = self.beliefs[key].distribution
+        if key[2] == "total":
+            return list(pairs)
+        return _with_rest(pairs, self.rules.row(key[2]).allowed)
 
     def total_fit(self, s: int, c: int, shown_sum: int) -> np.ndarray | None:
         """Likelihood of the written total given each true sum of the column: the total
@@ -303,7 +349,7 @@ class _Model:
                        else _value_of(self.sheet.sides[s].cell(c, row)))
         base = self._conditioned(key, shown_value)
         affects = any(_total_variation(self._conditioned(key, v), base) >= AFFECTS
-                      for v, p in belief.distribution if p >= PLAUSIBLE and v != shown_value)
+                      for v, p in self.readings(key) if p >= PLAUSIBLE and v != shown_value)
         shown = settle(self.sheet).points
         confirmed = self.joint([*outcomes[:c], base, *outcomes[c + 1:]], shown)
         return CellImpact(key=key, affects_payout=affects, gain=max(0.0, confirmed - confidence))
@@ -313,8 +359,8 @@ class _Model:
         """Cells outside `asked` that can still change the payout: in a close column, a
         reading called certain may leave a plausible alternative that decides it."""
         out = []
-        for key, belief in list(self.beliefs.items()):
-            ranked = sorted(belief.distribution, key=lambda a: -a[1])
+        for key in list(self.beliefs):
+            ranked = sorted(self.readings(key), key=lambda a: -a[1])
             if key in asked or len(ranked) < 2 or ranked[1][1] < PLAUSIBLE:
                 continue
             impact = self.impact(key, outcomes, confidence)

@@ -181,6 +181,34 @@ def test_only_the_cells_the_certainty_needs_are_asked() -> None:
     assert strict.deciding == (poker.key,)
 
 
+def test_a_doubted_reading_whose_lost_mass_decides_a_column_is_asked_first() -> None:
+    struck = dict(zip(ESCALERO_ROWS, [3, 6, 9, 12, 15, 18, 25, 35, 45, "x"], strict=True))
+    sheet = _sheet([[A, A, A], [struck, B, B]])  # column I: 203 against 168
+    # Side 1's struck Grande is doubted (a faint digit before a 0): it keeps half its mass,
+    # and the row's other readings share the rest, 50 among them, which takes column I.
+    grande = CellBelief(1, 0, "grande", (("x", 0.5),))
+    # A cell read almost surely, whose rare alternative would also move a column.
+    poker = CellBelief(0, 1, "poker", ((40, 0.995), ("x", 0.005)))
+    result = payout_certainty(sheet, [grande, poker], [grande.key, poker.key])
+    assert not result.certain
+    assert result.impact(grande.key).affects_payout
+    assert result.deciding[0] == grande.key
+
+
+def test_an_entry_read_as_empty_for_sure_is_asked_on_an_otherwise_finished_sheet() -> None:
+    gap = {**A, "kings": None}
+    sheet = _sheet([[A, A, A], [B, gap, B]])
+    # Read as empty with 0.997: the confidence alone would call the payout certain, but an
+    # unfinished sheet is not, and only an answer about that entry can finish it.
+    kings = CellBelief(1, 1, "kings", ((None, 0.997), (15, 0.003)))
+    result = payout_certainty(sheet, [kings], [])
+    assert not result.certain and result.confidence >= PAYOUT_ACCEPT
+    assert result.deciding == (kings.key,)
+    # A game in progress (many empty entries) is not turned into questions.
+    started = _sheet([[A, {}, {}], [B, {}, {}]])
+    assert payout_certainty(started, []).deciding == ()
+
+
 def test_ten_unsure_cells_that_cannot_matter_leave_the_payout_certain() -> None:
     sheet = _sheet([[A, A, A], [B, B, B]])
     rows = ("nines", "tens", "jacks", "queens", "kings")
