@@ -344,7 +344,6 @@ class _Model:
         """Does a plausible reading of `key` move its column's top, and how much would the
         confidence rise if a person confirmed the reading shown?"""
         s, c, row = key
-        belief = self.beliefs[key]
         shown_value = (self.sheet.sides[s].written_totals[c] if row == "total"
                        else _value_of(self.sheet.sides[s].cell(c, row)))
         base = self._conditioned(key, shown_value)
