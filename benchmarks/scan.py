@@ -70,7 +70,6 @@ class Outcome:
     payout_right: bool = False
     no_sheet: bool = False  # the photo shows no sheet: refusing it is right
     payout_certain: bool = False  # the scanner says the payout needs no review
-    payout_confidence: float = 0.0  # the scanner's probability that the payout is right
     deciding: int = 0  # cells a player is asked to check: those that can change an uncertain payout
     answers: int | None = None  # answers (the truth) a player gives until it is certain
 
@@ -201,16 +200,14 @@ def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str,
     points = scanned.get("settlement", {}).get("points")
     out.payout_right = points == truth["expected"]["settlement"]["points"]
     out.payout_certain = bool(scanned.get("settlement", {}).get("certain"))
-    out.payout_confidence = float(scanned.get("settlement", {}).get("confidence") or 0.0)
     out.deciding = 0 if out.payout_certain else sum(
         bool(r.get("affects_payout")) for r in scanned.get("review", []))
     if "readings" in scanned:
-        out.answers = answers_until_certain(truth["sheet"], scanned, want)
+        out.answers = answers_until_certain(scanned, want)
     return out
 
 
-def answers_until_certain(truth_sheet: dict[str, Any], scanned: dict[str, Any],
-                          want: dict[Cell, Any]) -> int | None:
+def answers_until_certain(scanned: dict[str, Any], want: dict[Cell, Any]) -> int | None:
     """Answer the cells the scanner asks about first, one by one, with the truth (as the
     web review walks them) until the payout is certain; None if it never gets there."""
     from escalero.scan.payout import beliefs_from_json, reassess

@@ -23,7 +23,6 @@ import cv2
 import numpy as np
 
 INPUT_H, INPUT_W = 40, 56
-KINDS = ("empty", "struck", "number")
 N_OUT = 3 + 3 + 6 * 10
 HEAD_OFFSET = {1: 6, 2: 16, 3: 36}  # first logit of the digit heads for each length
 MODEL_DIR = Path(__file__).parent / "models"

@@ -337,8 +337,3 @@ def flag_unplaced(results: Sequence[Any], snapped: Sequence[SnappedSlot]) -> lis
                     note=note("place_unsure", mm=f"{s.uncertainty_mm:.1f}"))
             if c.certain and s.uncertainty_mm > MAX_UNCERTAIN_MM else c
             for c, s in zip(results, snapped, strict=True)]
-
-
-def _fill(a: float | None, b: float | None) -> float:
-    vals = [v for v in (a, b) if v is not None]
-    return float(np.mean(vals)) if vals else 0.0

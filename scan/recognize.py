@@ -10,7 +10,6 @@ probability away from the allowed readings, so the cell comes back uncertain ins
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +74,6 @@ class DigitModelRecognizer:
         # in digits.json is fitted to the whole team's mean logits.
         self.members = digit_model.members(self.model_path)[:max_members]
         self.engine = engine or digit_model.default_engine()  # onnxruntime, else cv2.dnn
-        self.last_ms_per_cell = 0.0
 
     def available(self) -> bool:
         return self.model_path.exists() and all(p.exists() for p in self.members)
@@ -98,7 +96,6 @@ class DigitModelRecognizer:
                            ) -> tuple[list[CellReading], np.ndarray | None]:
         """The readings and, from the same pass, each cell's penultimate features (None if
         the model has no such output): scan.adapt compares cells of one sheet with them."""
-        start = time.perf_counter()
         cal = self.calibration
         batch = self._batch(crops)
         if features:
@@ -110,7 +107,6 @@ class DigitModelRecognizer:
             scores = digit_model.score_cell(z, cal.temperature)
             ranked = digit_model.decode(scores, c.allowed).ranked
             out.append(CellReading.from_ranked(ranked, cal.threshold(c.allowed, ranked[0][0])))
-        self.last_ms_per_cell = (time.perf_counter() - start) * 1000 / max(1, len(crops))
         return out, feats
 
 

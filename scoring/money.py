@@ -91,11 +91,6 @@ def to_money(cents: int) -> Decimal:
     return (Decimal(cents) * CENT).quantize(CENT)
 
 
-def format_money(cents: int, currency: str = "") -> str:
-    text = f"{to_money(cents):+}" if cents else "0.00"
-    return f"{text} {currency}".strip()
-
-
 def side_amounts(points: Sequence[int | Fraction], stake_cents: int) -> tuple[int, ...]:
     """Cents per side: points x stake, part cents rounded as the module doc says."""
     exact = [Fraction(p) * stake_cents for p in points]

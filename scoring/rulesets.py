@@ -95,10 +95,6 @@ class Ruleset:
             f"unknown row {row_id!r} for {self.game}; rows are {', '.join(self.row_ids)}"
         )
 
-    @property
-    def max_column_total(self) -> int:
-        return sum(max(r.allowed) for r in self.rows)
-
 
 def _counting_rows(
     spec: Iterable[tuple[str, str, str, str, str, int]],

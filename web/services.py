@@ -243,31 +243,13 @@ class PhotoTooLarge(PhotoError):
     http_status = 413
 
 
-class _OneAtATime:
-    """A recognizer whose read() runs in one thread at a time.
-
-    The digit model's cv2.dnn network is shared and not thread-safe (concurrent forward()
-    calls fail an OpenCV assertion), so only cell reading is serialised; loading, finding
-    and straightening the sheet, the bulk of a scan, still run in parallel.
-    """
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-        self._lock = threading.Lock()
-
-    def read(self, crops: Any) -> Any:
-        with self._lock:
-            return self._inner.read(crops)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
 @functools.cache
-def _shared_recognizer() -> _OneAtATime:
+def _shared_recognizer() -> Any:
+    """One recognizer for all requests: it is safe to share between threads (digit_model
+    serialises the cv2.dnn network, and ONNX Runtime sessions run concurrently)."""
     from escalero.scan.recognize import get_recognizer
 
-    return _OneAtATime(get_recognizer("default"))
+    return get_recognizer("default")
 
 
 def _optional(module: str, what: str) -> Any:
