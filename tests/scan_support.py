@@ -1,7 +1,7 @@
-"""Synthetic sheets and photos for the scan tests (no dependency on sheets/ or samples/).
+"""Synthetic sheets and photos for the scan tests.
 
-A hand-made `SheetGeometry` is rendered with markers, light-red grid lines, a QR
-code and printed digits, then warped into a "photo" by a homography.
+The real printed sheet (sheets.render) gets entries written in a plain font, then is
+warped into a "photo" by a homography.
 """
 
 from __future__ import annotations
@@ -10,68 +10,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from escalero.scan.geometry import TOTAL_ROW, Marker, SheetGeometry, Slot, default_side_names
-from escalero.scoring.rulesets import get_ruleset
 
-RED_BGR = (150, 150, 240)  # light red dropout colour
 INK_BGR = (120, 40, 20)  # blue ballpoint
-
-
-def make_geometry(game: str = "escalero", n_sides: int = 2, variants: tuple[str, ...] = ()
-                  ) -> SheetGeometry:
-    rules = get_ruleset(game, variants)
-    page = (210.0, 297.0)
-    marker_size = 12.0
-    centres = {0: (14.0, 14.0), 1: (196.0, 14.0), 2: (196.0, 283.0), 3: (14.0, 283.0)}
-    markers = tuple(Marker(i, cx, cy, marker_size) for i, (cx, cy) in centres.items())
-    n_cols = n_sides * rules.columns
-    cell_w = min(22.0, 140.0 / n_cols)
-    cell_h = 14.0
-    x0, y0, inset = 50.0, 40.0, 0.4
-    slots = []
-    rows = [*rules.row_ids, TOTAL_ROW]
-    for side in range(n_sides):
-        for col in range(rules.columns):
-            x = x0 + (side * rules.columns + col) * cell_w
-            for r, rid in enumerate(rows):
-                y = y0 + r * cell_h
-                slots.append(Slot(side, col, rid,
-                                  (x + inset, y + inset, cell_w - 2 * inset, cell_h - 2 * inset)))
-    members = default_side_names(n_sides, False)
-    return SheetGeometry(game=game, variants=tuple(variants), page_mm=page, markers=markers,
-                         qr_box=(160.0, 240.0, 24.0, 24.0), slots=tuple(slots),
-                         side_names=tuple(m[0] for m in members), side_members=members,
-                         inset_mm=0.4)
-
-
-def render_page(geom: SheetGeometry, px_per_mm: float = 8.0, qr_text: str = "TEST-1",
-                entries: dict[tuple[int, int, str], object] | None = None) -> np.ndarray:
-    """The printed sheet (plus entries written in a plain font) as a BGR image."""
-    w, h = (round(v * px_per_mm) for v in geom.page_mm)
-    page = np.full((h, w, 3), 255, np.uint8)
-    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
-    for m in geom.markers:
-        side_px = round(m.size * px_per_mm)
-        img = cv2.aruco.generateImageMarker(d, m.id, side_px, borderBits=1)
-        x, y = round((m.cx - m.size / 2) * px_per_mm), round((m.cy - m.size / 2) * px_per_mm)
-        page[y:y + side_px, x:x + side_px] = img[:, :, None]
-    line_px = max(1, round(0.3 * px_per_mm))
-    for s in geom.slots:
-        x, y, bw, bh = s.box
-        p0 = (round((x - 0.4) * px_per_mm), round((y - 0.4) * px_per_mm))
-        p1 = (round((x + bw + 0.4) * px_per_mm), round((y + bh + 0.4) * px_per_mm))
-        cv2.rectangle(page, p0, p1, RED_BGR, line_px)
-    if geom.qr_box is not None and qr_text:
-        qr = cv2.QRCodeEncoder.create().encode(qr_text)
-        qx, qy, qw, _ = geom.qr_box
-        size = round(qw * px_per_mm)
-        qr = cv2.resize(qr, (size, size), interpolation=cv2.INTER_NEAREST)
-        page[round(qy * px_per_mm):round(qy * px_per_mm) + size,
-             round(qx * px_per_mm):round(qx * px_per_mm) + size] = qr[:, :, None]
-    for (side, col, row), value in (entries or {}).items():
-        slot = next(s for s in geom.slots if (s.side, s.column, s.row) == (side, col, row))
-        write_entry(page, slot.box, value, px_per_mm)
-    return page
 
 
 def write_entry(page: np.ndarray, box: tuple[float, float, float, float], value: object,
