@@ -16,7 +16,7 @@ import numpy as np
 from escalero.scan.geometry import Box, SheetGeometry, Slot
 from escalero.scan.notes import note
 from escalero.scan.rectify import PX_PER_MM
-from escalero.scoring.errors import UnreadableSheetError
+from escalero.scoring.errors import Reason, UnreadableSheetError
 
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
@@ -282,11 +282,12 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry, strict: bool = True
     # Paper bends and shifts, but it does not stretch: most cells must show both lines
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
     if strict and share < MIN_LINES_FOUND:
-        raise UnreadableSheetError(GRID_MISSING)
+        raise UnreadableSheetError(GRID_MISSING, reason=Reason.GRID_MISSING)
     out = _place(slots, raw, shift)
     placeable = sum(s.uncertainty_mm <= MAX_UNCERTAIN_MM for s in out)
     if placeable < MIN_PLACEABLE * len(out):
-        raise UnreadableSheetError(UNPLACEABLE.format(n=placeable, total=len(out)))
+        raise UnreadableSheetError(UNPLACEABLE.format(n=placeable, total=len(out)),
+                                   reason=Reason.GRID_UNPLACEABLE)
     return out
 
 

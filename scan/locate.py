@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 from escalero.scan.geometry import PageFrame, SheetGeometry
-from escalero.scoring.errors import SheetNotFoundError
+from escalero.scoring.errors import Reason, SheetNotFoundError
 
 FIDUCIAL_IDS = (0, 1, 2, 3)
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
@@ -94,7 +94,7 @@ def _detect(gray: np.ndarray, small_markers: bool) -> dict[int, np.ndarray]:
         areas = sorted((cv2.contourArea(p) for p in cands), reverse=True)
         twins += len(areas) > 1 and areas[1] > areas[0] / 3
     if twins >= 2:
-        raise SheetNotFoundError(TWO_SHEETS)
+        raise SheetNotFoundError(TWO_SHEETS, reason=Reason.TWO_SHEETS)
     # A lone double (a reflection, a stray find): keep the larger.
     return {mid: max(cands, key=cv2.contourArea) for mid, cands in seen.items()}
 
@@ -334,7 +334,7 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
         if err < max(2.0, 0.04 * marker_px):
             return Placement(hom, "markers", used, None, err)
     if outline is None:
-        raise SheetNotFoundError(NO_SHEET)
+        raise SheetNotFoundError(NO_SHEET, reason=Reason.NO_SHEET)
     pw, ph = geom.page_mm
     page = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)
     anchors_src, anchors_dst = src, dst
@@ -344,7 +344,7 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
         anchors_src = np.concatenate([anchors_src, qr_mm])
         anchors_dst = np.concatenate([anchors_dst, qr.corners])
     if len(anchors_src) == 0:
-        raise SheetNotFoundError(NO_SHEET)
+        raise SheetNotFoundError(NO_SHEET, reason=Reason.NO_SHEET)
     # The outline's corners are unlabelled: try the four rotations, keep the one
     # that puts the markers / QR code where the layout has them.
     best: tuple[float, np.ndarray] | None = None
@@ -358,5 +358,5 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
     err, hom = best
     diag = float(np.linalg.norm(outline[0] - outline[2]))
     if err > 0.03 * diag:
-        raise SheetNotFoundError(NO_SHEET)
+        raise SheetNotFoundError(NO_SHEET, reason=Reason.NO_SHEET)
     return Placement(hom, "outline", used, outline.astype(np.float32), err)

@@ -41,6 +41,7 @@ from escalero.scoring.certainty import PayoutCertainty
 from escalero.scoring.errors import (
     EscaleroError,
     LayoutUnknownError,
+    Reason,
     SheetNotFoundError,
     UnreadableSheetError,
     UsageError,
@@ -143,8 +144,8 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
     if hint is not None:
         return geometry_for(hint), "options"
     if not found_something:
-        raise SheetNotFoundError(locate.NO_SHEET)
-    raise LayoutUnknownError(NO_LAYOUT)
+        raise SheetNotFoundError(locate.NO_SHEET, reason=Reason.NO_SHEET)
+    raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT)
 
 
 def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
@@ -207,7 +208,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                                                           strict=source != "qr")
         except UnreadableSheetError:
             if source == "grid":  # the guessed layout failed grid.py's own check
-                raise LayoutUnknownError(NO_LAYOUT) from None
+                raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None
             raise
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect.image, snapped, geom)
@@ -273,7 +274,7 @@ def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...]
     elif len(markers) < 2 and outline is not None:
         blur = outline_blur_mm(image, outline)
         if blur is not None and blur > MAX_BLUR_MM:
-            raise UnreadableSheetError(TOO_BLURRED)
+            raise UnreadableSheetError(TOO_BLURRED, reason=Reason.TOO_BLURRED)
 
 
 def _default_names_in(geom: SheetGeometry, lang: str) -> SheetGeometry:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from escalero.scan.geometry import Box, SheetGeometry
-from escalero.scoring.errors import UnreadableSheetError
+from escalero.scoring.errors import Reason, UnreadableSheetError
 
 PX_PER_MM = 10.0  # the cell-reading contract's resolution
 # The digit model is trained down to ~2.8 px/mm: cells shown below MIN_PHOTO_PX_PER_MM are
@@ -111,7 +111,7 @@ def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) ->
     w, h = x1 - x0, y1 - y0
     if photo_resolution(hom, (x0 + w / 4, y0 + h / 4, w / 2, h / 2)) \
             < MIN_SHEET_PX_PER_MM:
-        raise UnreadableSheetError(TOO_SMALL)
+        raise UnreadableSheetError(TOO_SMALL, reason=Reason.TOO_SMALL)
     patches = []
     for x, y, w, h in boxes:
         pad = 2.0
@@ -124,7 +124,7 @@ def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) ->
         patches.append(edge_blur_mm(patch, [(pad, pad, w, h)]))
     blurs = [b for b in patches if b is not None]
     if blurs and float(np.median(blurs)) > MAX_BLUR_MM:
-        raise UnreadableSheetError(TOO_BLURRED)
+        raise UnreadableSheetError(TOO_BLURRED, reason=Reason.TOO_BLURRED)
 
 
 def outline_blur_mm(image: np.ndarray, outline: np.ndarray, short_side_mm: float = 210.0
@@ -165,7 +165,7 @@ def check_in_view(hom: np.ndarray, geom: SheetGeometry, shape: tuple[int, ...]) 
     proj = cv2.perspectiveTransform(np.float32(pts).reshape(-1, 1, 2), hom).reshape(-1, 2)
     if (proj[:, 0].min() < 0 or proj[:, 1].min() < 0
             or proj[:, 0].max() > w - 1 or proj[:, 1].max() > h - 1):
-        raise UnreadableSheetError(OUT_OF_VIEW)
+        raise UnreadableSheetError(OUT_OF_VIEW, reason=Reason.OUT_OF_VIEW)
 
 
 def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
@@ -176,7 +176,7 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
     # Refuse when most cells are too small; a few far ones (a tilted photo) are only
     # flagged (see cells.flag_small).
     if float(np.median(res)) < MIN_SHEET_PX_PER_MM:
-        raise UnreadableSheetError(TOO_SMALL)
+        raise UnreadableSheetError(TOO_SMALL, reason=Reason.TOO_SMALL)
     page, to_page = warp_page(image, hom, geom)
     if blur_boxes is None:  # the sharpest print there is: markers and the QR code
         blur_boxes = [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)
@@ -185,5 +185,5 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
             blur_boxes.append(geom.qr_box)
     blur = edge_blur_mm(page, blur_boxes)
     if blur is not None and blur > MAX_BLUR_MM:
-        raise UnreadableSheetError(TOO_BLURRED)
+        raise UnreadableSheetError(TOO_BLURRED, reason=Reason.TOO_BLURRED)
     return Rectified(page, min(res), blur if blur is not None else float("nan"), to_page, res)

@@ -7,7 +7,7 @@ command line and the web map an error the same way, in one place each.
 
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any, ClassVar
 
 
@@ -25,13 +25,34 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, the shell's convention)
 
 
+class Reason(StrEnum):
+    """Why a photo was refused, as a stable code: callers (the web app's translations, the
+    tests) tell refusals apart by it, never by the message text, which may change."""
+
+    NO_SHEET = "no_sheet"  # no corner marks (or QR code) in the picture
+    TWO_SHEETS = "two_sheets"
+    NO_LAYOUT = "no_layout"  # a sheet, but its QR code is unreadable and no layout named
+    TOO_SMALL = "too_small"
+    TOO_BLURRED = "too_blurred"
+    OUT_OF_VIEW = "out_of_view"  # part of the grid outside the picture
+    GRID_MISSING = "grid_missing"  # the printed grid is not where the layout puts it
+    GRID_UNPLACEABLE = "grid_unplaceable"  # too few cells placed on the printed grid
+
+
 class EscaleroError(Exception):
     """Base class: `str(err)` is a one-line message that tells the user what to do.
 
-    A plain EscaleroError is something that should not happen (exit 70, HTTP 500)."""
+    A plain EscaleroError is something that should not happen (exit 70, HTTP 500).
+    `reason`, where set, says which refusal it is (a `Reason`), independent of the text."""
 
     exit_code: ClassVar[ExitCode] = ExitCode.INTERNAL
     http_status: ClassVar[int] = 500
+    reason: Reason | None = None
+
+    def __init__(self, *args: object, reason: Reason | None = None) -> None:
+        super().__init__(*args)
+        if reason is not None:
+            self.reason = reason
 
     def details(self) -> dict[str, Any]:
         """Fields the web API adds to its {"error": message} body (none by default)."""

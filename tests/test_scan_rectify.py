@@ -8,7 +8,7 @@ from escalero.scan import locate
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import snap_slots
 from escalero.scan.rectify import MAX_BLUR_MM, rectify
-from escalero.scoring.errors import UnreadableSheetError
+from escalero.scoring.errors import Reason, UnreadableSheetError
 from escalero.sheets.layout import LayoutSpec
 from scan_support import photo_with_truth, written_sheet
 
@@ -38,14 +38,16 @@ def test_sharp_sheet_is_accepted_and_grid_found(page) -> None:
 
 def test_blurred_sheet_is_refused(page) -> None:
     photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=7.0)
-    with pytest.raises(UnreadableSheetError, match="blurred"):
+    with pytest.raises(UnreadableSheetError, match="blurred") as err:
         rectify(photo, _true_hom(hom), GEOM)
+    assert err.value.reason == Reason.TOO_BLURRED
 
 
 def test_tiny_sheet_is_refused(page) -> None:
     photo, hom = photo_with_truth(page, size=(1500, 2000), scale=0.25)
-    with pytest.raises(UnreadableSheetError, match="too small"):
+    with pytest.raises(UnreadableSheetError, match="too small") as err:
         rectify(photo, _true_hom(hom), GEOM)
+    assert err.value.reason == Reason.TOO_SMALL
 
 
 def test_snapping_recovers_a_misplaced_grid(page) -> None:
@@ -67,8 +69,9 @@ def test_wrong_layout_grid_is_refused(page) -> None:
     markers = locate.find_markers(photo)
     placement = locate.place_sheet(wrong, markers, None, None)
     rect = rectify(photo, placement.homography, wrong)
-    with pytest.raises(UnreadableSheetError, match="grid"):
+    with pytest.raises(UnreadableSheetError, match="grid") as err:
         snap_slots(rect.image, wrong)
+    assert err.value.reason == Reason.GRID_MISSING
 
 
 def test_sheet_partly_outside_the_picture_is_refused(page) -> None:
@@ -79,5 +82,6 @@ def test_sheet_partly_outside_the_picture_is_refused(page) -> None:
     markers = locate.find_markers(cut)
     assert sorted(m.id for m in markers) == [0, 1, 3]
     placement = locate.place_sheet(GEOM, markers, None, None)
-    with pytest.raises(UnreadableSheetError, match="outside the picture"):
+    with pytest.raises(UnreadableSheetError, match="outside the picture") as err:
         rectify(cut, placement.homography, GEOM)
+    assert err.value.reason == Reason.OUT_OF_VIEW

@@ -118,10 +118,17 @@ def test_server_messages_follow_the_page_language(client: TestClient, lang: str)
 
 def test_scanner_refusals_are_in_the_catalog() -> None:
     from escalero.scan import locate, rectify
-    from escalero.scoring.errors import SheetNotFoundError, UnreadableSheetError
-    from escalero.web.messages import localize
+    from escalero.scoring.errors import Reason, SheetNotFoundError, UnreadableSheetError
+    from escalero.web.i18n import LANGS, catalog
+    from escalero.web.messages import REASON_KEYS, localize
 
-    assert localize(SheetNotFoundError(locate.NO_SHEET), "es").startswith("No se encontró")
-    assert localize(UnreadableSheetError(rectify.TOO_BLURRED), "de").startswith("Tabelle zu")
+    no_sheet = SheetNotFoundError(locate.NO_SHEET, reason=Reason.NO_SHEET)
+    assert localize(no_sheet, "es").startswith("No se encontró")
+    blurred = UnreadableSheetError(rectify.TOO_BLURRED, reason=Reason.TOO_BLURRED)
+    assert localize(blurred, "de").startswith("Tabelle zu")
+    # By the reason code, not the text: a refusal worded otherwise is still translated.
+    assert localize(UnreadableSheetError("blurry", reason=Reason.TOO_BLURRED), "de") == \
+        localize(blurred, "de")
+    assert all(key in catalog(lang) for key in REASON_KEYS.values() for lang in LANGS)
     assert re.search("kein Foto", localize(services.keyed(services.UsageError, "err_not_photo"),
                                            "de"))

@@ -1,17 +1,16 @@
 """Server messages in the page's language.
 
 An error the web app raises itself carries a catalog key and its parameters (`keyed`); a
-refusal raised by the scanner or the sheet planner is recognised by its fixed text and
-mapped to its key here. Either way the text comes from web.i18n, so a German page never
+refusal raised by the scanner is recognised by its reason code (`scoring.errors.Reason`)
+and mapped to its key here. Either way the text comes from web.i18n, so a German page never
 shows an English refusal. Anything not in the catalog is shown as raised.
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any, TypeVar
 
-from escalero.scoring.errors import EscaleroError
+from escalero.scoring.errors import EscaleroError, Reason
 from escalero.web.i18n import translate
 
 E = TypeVar("E", bound=EscaleroError)
@@ -27,21 +26,15 @@ def keyed(cls: type[E], key: str, **params: Any) -> E:
     return err
 
 
-@functools.cache
-def _fixed_texts() -> dict[str, str]:
-    """The scanner's fixed refusals -> catalog keys (empty when the scanner is absent)."""
-    out: dict[str, str] = {}
-    try:
-        from escalero.scan import grid, locate, rectify
-    except ModuleNotFoundError:
-        return out
-    out[locate.NO_SHEET] = "err_no_sheet"
-    out[locate.TWO_SHEETS] = "err_two_sheets"
-    out[rectify.TOO_SMALL] = "err_too_small"
-    out[rectify.TOO_BLURRED] = "err_too_blurred"
-    out[rectify.OUT_OF_VIEW] = "err_out_of_view"
-    out[grid.GRID_MISSING] = "err_grid_missing"
-    return out
+# The scanner's refusals (by their stable reason code) -> catalog keys.
+REASON_KEYS: dict[Reason, str] = {
+    Reason.NO_SHEET: "err_no_sheet",
+    Reason.TWO_SHEETS: "err_two_sheets",
+    Reason.TOO_SMALL: "err_too_small",
+    Reason.TOO_BLURRED: "err_too_blurred",
+    Reason.OUT_OF_VIEW: "err_out_of_view",
+    Reason.GRID_MISSING: "err_grid_missing",
+}
 
 
 def localize(err: EscaleroError, lang: str) -> str:
@@ -51,5 +44,5 @@ def localize(err: EscaleroError, lang: str) -> str:
         params = {k.removesuffix("_key"): translate(v, lang) if k.endswith("_key") else v
                   for k, v in getattr(err, "params", {}).items()}
         return translate(key, lang, **params)
-    fixed = _fixed_texts().get(str(err))
+    fixed = REASON_KEYS.get(err.reason) if err.reason else None
     return translate(fixed, lang) if fixed else str(err)
