@@ -21,6 +21,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from escalero.scan.imaging import median_and_sigma
 
 INPUT_H, INPUT_W = 40, 56
 N_OUT = 3 + 3 + 6 * 10
@@ -90,8 +91,8 @@ NOISE_SIGMAS = 2.0
 def noise_floor(ink: np.ndarray, sigmas: float) -> tuple[float, float]:
     """(paper level, paper level + `sigmas` robust sigmas) of an ink map that is mostly
     paper: the median and the MAD scaled to a Gaussian sigma."""
-    median = float(np.median(ink))
-    return median, median + sigmas * 1.4826 * float(np.median(np.abs(ink - median)))
+    median, sigma = median_and_sigma(ink)
+    return median, median + sigmas * sigma
 
 
 def preprocess(crop_bgr: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 from escalero.scan.geometry import Box, SheetGeometry, Slot
+from escalero.scan.imaging import median_and_sigma
 from escalero.scan.notes import note
 from escalero.scan.rectify import PX_PER_MM
 from escalero.scoring.errors import Reason, UnreadableSheetError
@@ -110,12 +111,11 @@ def _peak(profile: np.ndarray, along: int) -> float | None:
     The window may hold two lines (a neighbouring side's column, the Summe row): of
     the strong peaks, the one nearest the window's centre (the expected line) wins.
     """
-    base = float(np.median(profile))
+    base, noise = median_and_sigma(profile)
     lift = profile - base
     top = float(lift.max())
     # The line must stand out along most of the edge (mean strength per pixel) and
     # well above the profile's own noise (shadows, paper grain, ink).
-    noise = 1.4826 * float(np.median(np.abs(lift)))
     if top / max(along, 1) < MIN_LINE_STRENGTH or top < LINE_SNR * noise:
         return None
     centre = (len(profile) - 1) / 2

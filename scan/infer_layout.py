@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 from escalero.scan.geometry import PageFrame, page_frames
 from escalero.scan.grid import MIN_LINE_STRENGTH, line_strength
-from escalero.scan.rectify import PX_PER_MM
+from escalero.scan.rectify import PX_PER_MM, warp_page
 
 VALUE_ONLY_VARIANTS = ("strasse-25", "weights-123")  # change allowed values, not geometry
 TOL_MM = 1.0  # an expected line matches a found one this close (bent paper, homography)
@@ -156,10 +156,8 @@ def _cumsum(strength: np.ndarray, axis: int) -> np.ndarray:
 def _flat_strength(image: np.ndarray, hom: np.ndarray, frame: PageFrame,
                    cands: tuple[Candidate, ...]) -> np.ndarray:
     """Line strength of the flat page (PROFILE_PX_PER_MM), computed only where grids can be."""
-    to_page = np.diag([PX_PER_MM, PX_PER_MM, 1.0]) @ np.linalg.inv(hom)
-    w, h = (round(v * PX_PER_MM) for v in frame.page_mm)
-    page = cv2.warpPerspective(image, to_page, (w, h), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))
+    page, _ = warp_page(image, hom, frame.page_mm)
+    h, w = page.shape[:2]
     x0 = min(min(c.xs[0], c.x_span[0]) for c in cands) - 5
     x1 = max(max(c.xs[-1], c.x_span[1]) for c in cands) + 5
     y0 = min(min(c.ys[0], c.y_span[0]) for c in cands) - 5

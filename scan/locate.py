@@ -16,6 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 from escalero.scan.geometry import PageFrame, SheetGeometry
+from escalero.scan.imaging import shrink
 from escalero.scoring.errors import Reason, SheetNotFoundError
 
 FIDUCIAL_IDS = (0, 1, 2, 3)
@@ -53,14 +54,6 @@ class Placement:
 
 def _gray(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-
-
-def _shrink(gray: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
-    scale = min(1.0, long_side / max(gray.shape[:2]))
-    if scale >= 1.0:
-        return gray, 1.0
-    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    return small, scale
 
 
 def _detector(small_markers: bool) -> cv2.aruco.ArucoDetector:
@@ -108,7 +101,7 @@ def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
     passes = ((DETECT_LONG_SIDE, False, 3), (DETECT_LONG_SIDE, True, 3),
               (2 * DETECT_LONG_SIDE, True, 3))
     for long_side, small_markers, enough in passes:
-        small, scale = _shrink(gray, long_side)
+        small, scale = shrink(gray, long_side)
         for mid, pts in _detect(small, small_markers).items():
             found.setdefault(mid, pts / scale)
         if len(found) >= enough or scale >= 1.0:
@@ -146,9 +139,7 @@ def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]
                 src.extend(m.corners())
                 dst.extend(hit.corners.tolist())
         hom, err = _fit(np.array(src, np.float32), np.array(dst, np.float32))
-        marker_px = float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2])
-                                   for h in markers]))
-        if err < 0.1 * marker_px:
+        if err < 0.1 * _marker_px(markers):
             fits.append((err, hom, frame))
     return sorted(fits, key=lambda f: f[0])
 
@@ -236,7 +227,7 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
     if hit is not None:
         return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
-    small, scale = _shrink(gray, DETECT_LONG_SIDE)
+    small, scale = shrink(gray, DETECT_LONG_SIDE)
     attempts.append((small, scale, (0, 0)))
     if markers:
         pts = np.concatenate([m.corners for m in markers])
@@ -244,7 +235,7 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
         x1, y1 = pts.max(axis=0).astype(int) + 20
         crop = gray[y0:y1, x0:x1]
         if crop.size:
-            crop_small, cscale = _shrink(crop, int(DETECT_LONG_SIDE * 1.6))
+            crop_small, cscale = shrink(crop, int(DETECT_LONG_SIDE * 1.6))
             attempts.append((crop_small, cscale, (int(x0), int(y0))))
     if scale < 1.0:
         attempts.append((gray, 1.0, (0, 0)))
@@ -259,7 +250,7 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
 
 def find_outline(image: np.ndarray) -> np.ndarray | None:
     """The paper's four corners (the largest bright convex quadrilateral), or None."""
-    small, scale = _shrink(_gray(image), 1000)
+    small, scale = shrink(_gray(image), 1000)
     blurred = cv2.GaussianBlur(small, (5, 5), 0)
     _, mask = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
@@ -276,13 +267,22 @@ def find_outline(image: np.ndarray) -> np.ndarray | None:
     return best
 
 
+def _marker_px(hits: Sequence[MarkerHit]) -> float:
+    """The markers' mean size in the photo (px, corner to opposite corner)."""
+    return float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2]) for h in hits]))
+
+
+def _rms(hom: np.ndarray, src_mm: np.ndarray, dst_px: np.ndarray) -> float:
+    """RMS reprojection error (px) of the points src_mm mapped by `hom` onto dst_px."""
+    proj = cv2.perspectiveTransform(src_mm.reshape(-1, 1, 2).astype(np.float32), hom)
+    return float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - dst_px) ** 2, axis=1))))
+
+
 def _fit(src_mm: np.ndarray, dst_px: np.ndarray) -> tuple[np.ndarray, float]:
     hom, _ = cv2.findHomography(src_mm.astype(np.float32), dst_px.astype(np.float32), 0)
     if hom is None:
         return np.eye(3), float("inf")
-    proj = cv2.perspectiveTransform(src_mm.reshape(-1, 1, 2).astype(np.float32), hom)
-    err = float(np.sqrt(np.mean(np.sum((proj.reshape(-1, 2) - dst_px) ** 2, axis=1))))
-    return hom, err
+    return hom, _rms(hom, src_mm, dst_px)
 
 
 def _marker_correspondences(geom: SheetGeometry, markers: tuple[MarkerHit, ...]
@@ -308,9 +308,7 @@ def _drop_stray_marker(geom: SheetGeometry, used: tuple[MarkerHit, ...], hom: np
         rest = tuple(h for h in used if h is not skip)
         r_src, r_dst = _marker_correspondences(geom, rest)
         r_hom, r_err = _fit(r_src, r_dst)
-        s_src, s_dst = _marker_correspondences(geom, (skip,))
-        pred = cv2.perspectiveTransform(s_src.reshape(-1, 1, 2), r_hom).reshape(-1, 2)
-        miss = float(np.sqrt(np.mean(np.sum((pred - s_dst) ** 2, axis=1))))
+        miss = _rms(r_hom, *_marker_correspondences(geom, (skip,)))
         if best is None or r_err < best[0]:
             best = (r_err, miss, r_hom, rest)
     assert best is not None
@@ -326,7 +324,7 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
     src, dst = _marker_correspondences(geom, markers)
     used = tuple(h for h in markers if geom.marker(h.id) is not None)
     if len(used) >= 3:
-        marker_px = float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2]) for h in used]))
+        marker_px = _marker_px(used)
         hom, err = _fit(src, dst)
         if len(used) == 4:
             hom, err, used = _drop_stray_marker(geom, used, hom, err, marker_px)
@@ -350,8 +348,7 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
     best: tuple[float, np.ndarray] | None = None
     for k in range(4):
         hom, _ = _fit(page, np.roll(outline, -k, axis=0))
-        proj = cv2.perspectiveTransform(anchors_src.reshape(-1, 1, 2), hom).reshape(-1, 2)
-        err = float(np.sqrt(np.mean(np.sum((proj - anchors_dst) ** 2, axis=1))))
+        err = _rms(hom, anchors_src, anchors_dst)
         if best is None or err < best[0]:
             best = (err, hom)
     assert best is not None

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 from escalero.scan.cells import CellResult
 from escalero.scan.geometry import SheetGeometry
+from escalero.scan.imaging import shrink
 from escalero.scan.rectify import PX_PER_MM
 
 if TYPE_CHECKING:
@@ -56,10 +57,15 @@ def draw_sheet(page: np.ndarray, geom: SheetGeometry, cells: Sequence[CellResult
     return out
 
 
+def _drawable(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """A copy of the photo, shrunk to `long_side`, to draw on (never the photo itself)."""
+    out, scale = shrink(image, long_side)
+    return (out.copy() if out is image else out), scale
+
+
 def draw_photo(image: np.ndarray, result: ScanResult, long_side: int = 1600) -> np.ndarray:
     """The photo (shrunk) with markers found, QR code, page outline and projected grid."""
-    scale = min(1.0, long_side / max(image.shape[:2]))
-    out = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    out, scale = _drawable(image, long_side)
     pl = result.placement
     for hit in pl.markers:
         pts = (hit.corners * scale).astype(np.int32)
@@ -95,8 +101,7 @@ def write_debug(directory: Path, image: np.ndarray, result: ScanResult) -> None:
 def draw_found(image: np.ndarray, found: dict[str, Any], long_side: int = 1600) -> np.ndarray:
     """The photo (shrunk) with whatever the stages found before a scan failed: markers,
     QR code, page outline and, once the sheet was placed, the grid where it was expected."""
-    scale = min(1.0, long_side / max(image.shape[:2]))
-    out = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    out, scale = _drawable(image, long_side)
     if out.ndim == 2:
         out = cv2.cvtColor(out, cv2.COLOR_GRAY2BGR)
     for hit in found.get("markers", ()):

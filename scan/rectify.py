@@ -65,23 +65,27 @@ def slot_resolutions(hom: np.ndarray, geom: SheetGeometry) -> tuple[float, ...]:
     return tuple(out)
 
 
-def warp_page(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry) -> tuple[np.ndarray,
-                                                                                 np.ndarray]:
-    """The whole page at PX_PER_MM; returns (image, photo->page matrix)."""
+def warp_page(image: np.ndarray, hom: np.ndarray, page_mm: tuple[float, float]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """The whole page (`page_mm` wide and high) at PX_PER_MM, paper white outside the
+    photo; returns (image, photo->page matrix)."""
     scale = np.diag([PX_PER_MM, PX_PER_MM, 1.0])
     to_page = scale @ np.linalg.inv(hom)
-    size = (round(geom.page_mm[0] * PX_PER_MM), round(geom.page_mm[1] * PX_PER_MM))
+    size = (round(page_mm[0] * PX_PER_MM), round(page_mm[1] * PX_PER_MM))
     page = cv2.warpPerspective(image, to_page, size, flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(255, 255, 255))
     return page, to_page
 
 
-def edge_blur_mm(page: np.ndarray, boxes: list[Box]) -> float | None:
-    """Blur (Gaussian sigma, mm) from the sharpest black/white edges in `boxes` (markers).
+def step_blur_mm(contrast: float, slope: float, px_per_mm: float) -> float:
+    """Blur (Gaussian sigma, mm) of a step edge from its contrast and steepest slope (per
+    px): a step of contrast C blurred by sigma is at most C / (sigma * sqrt(2 pi)) steep."""
+    return contrast / (slope * math.sqrt(2 * math.pi)) / px_per_mm
 
-    For a step edge of contrast C blurred by sigma, the steepest slope is
-    C / (sigma * sqrt(2 pi)); slope and contrast are measured, sigma follows.
-    """
+
+def edge_blur_mm(page: np.ndarray, boxes: list[Box]) -> float | None:
+    """Blur (Gaussian sigma, mm) from the sharpest black/white edges in `boxes` (markers):
+    their slope and contrast are measured, sigma follows (step_blur_mm)."""
     sigmas = []
     gray = cv2.cvtColor(page, cv2.COLOR_BGR2GRAY).astype(np.float32)
     for x, y, w, h in boxes:
@@ -99,7 +103,7 @@ def edge_blur_mm(page: np.ndarray, boxes: list[Box]) -> float | None:
         slope = float(np.percentile(np.hypot(gx, gy), 99.5))
         if slope <= 0:
             continue
-        sigmas.append(contrast / (slope * math.sqrt(2 * math.pi)) / PX_PER_MM)
+        sigmas.append(step_blur_mm(contrast, slope, PX_PER_MM))
     return float(np.median(sigmas)) if sigmas else None
 
 
@@ -149,7 +153,7 @@ def outline_blur_mm(image: np.ndarray, outline: np.ndarray, short_side_mm: float
             contrast = float(prof.max() - prof.min())
             slope = float(np.max(np.abs(np.diff(prof))))
             if contrast >= 40 and slope > 0:
-                sigmas.append(contrast / (slope * math.sqrt(2 * math.pi)) / px_per_mm)
+                sigmas.append(step_blur_mm(contrast, slope, px_per_mm))
     return float(np.median(sigmas)) if sigmas else None
 
 
@@ -177,7 +181,7 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
     # flagged (see cells.flag_small).
     if float(np.median(res)) < MIN_SHEET_PX_PER_MM:
         raise UnreadableSheetError(TOO_SMALL, reason=Reason.TOO_SMALL)
-    page, to_page = warp_page(image, hom, geom)
+    page, to_page = warp_page(image, hom, geom.page_mm)
     if blur_boxes is None:  # the sharpest print there is: markers and the QR code
         blur_boxes = [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)
                       for m in geom.markers]

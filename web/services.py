@@ -265,13 +265,9 @@ def _optional(module: str, what: str) -> Any:
 def encode_jpeg(image: Any, max_side: int = OVERLAY_MAX_SIDE) -> str:
     """A BGR image as a data: URL (JPEG), shrunk so a phone loads it quickly."""
     import cv2
+    from escalero.scan.imaging import shrink
 
-    h, w = image.shape[:2]
-    scale = min(1.0, max_side / max(h, w))
-    if scale < 1.0:
-        image = cv2.resize(image, (round(w * scale), round(h * scale)),
-                           interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    ok, buf = cv2.imencode(".jpg", shrink(image, max_side)[0], [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:
         raise EscaleroError("could not encode the sheet image; please report this")
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
