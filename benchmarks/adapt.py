@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from escalero.samples.make_photos import comparable, truth_cells
 from escalero.scan.adapt import AdaptParams, adapt
 from escalero.scan.recognize import DigitModelRecognizer
 
-from benchmarks.scan import CACHE, SEED_BASE, _norm, generator_version, make_photos, truth_cells
+from benchmarks.scan import CACHE, SEED_BASE, generator_version, make_photos
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,10 @@ def measure(sheets: list[SheetCells], params: AdaptParams, threshold: Any) -> di
                     lambda i, v, s=s: threshold(s.allowed[i], v), params)
         cells += len(s.readings)
         unsure += sum(not r.certain for r in s.readings)
-        wrong_certain += sum(r.certain and _norm(r.value) != t
+        wrong_certain += sum(r.certain and comparable(r.value) != t
                              for r, t in zip(s.readings, s.truth, strict=True))
         made += len(got.made_certain)
-        wrong_made += sum(_norm(got.readings[i].value) != s.truth[i] for i in got.made_certain)
+        wrong_made += sum(comparable(got.readings[i].value) != s.truth[i] for i in got.made_certain)
     n = max(1, len(sheets))
     return {"sheets": len(sheets), "cells": cells, "unsure_per_sheet": unsure / n,
             "made_certain_per_sheet": made / n, "made_certain": made,

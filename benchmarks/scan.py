@@ -44,15 +44,17 @@ from typing import Any
 
 import cv2
 from escalero.samples.handwriting import SOURCES
-from escalero.samples.make_photos import Request, make_photo, write_photo
-from escalero.scoring.rulesets import get_ruleset
+from escalero.samples.make_photos import (
+    Request,
+    make_photo,
+    truth_cells,
+    write_photo,
+)
+from escalero.scoring.model import CellKey
 
 # samples/photos and the tests use small seeds; these never meet them.
 SEED_BASE = {"mild": 910_000, "harsh": 920_000}
 CACHE = Path(tempfile.gettempdir()) / "escalero-bench-photos"
-
-Cell = tuple[int, int, str]  # side, column, row id ("total" for a written total)
-
 
 @dataclass
 class Outcome:
@@ -159,27 +161,6 @@ class _Refused(Exception):
     """The command-line scanner exited with an error (its message is the argument)."""
 
 
-def truth_cells(sheet: dict[str, Any]) -> dict[Cell, Any]:
-    """Every cell of the sheet (entries and written totals) with its true content."""
-    rules = get_ruleset(sheet["game"], sheet.get("variant", ()))
-    cells: dict[Cell, Any] = {}
-    for s, side in enumerate(sheet["sides"]):
-        for c in range(rules.columns):
-            column = side["columns"][c] if c < len(side["columns"]) else {}
-            for row in rules.row_ids:
-                cells[(s, c, row)] = _norm(column.get(row))
-            totals = side.get("written_totals") or []
-            cells[(s, c, "total")] = _norm(totals[c] if c < len(totals) else None)
-    return cells
-
-
-def _norm(value: Any) -> Any:
-    """Struck in any spelling (and a written 0 in a cell) compares as "x"."""
-    if value == 0 or (isinstance(value, str) and value.lower() in ("x", "-", "/")):
-        return "x"
-    return value
-
-
 def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str, Any]
             ) -> Outcome:
     want = truth_cells(truth["sheet"])
@@ -207,7 +188,7 @@ def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str,
     return out
 
 
-def answers_until_certain(scanned: dict[str, Any], want: dict[Cell, Any]) -> int | None:
+def answers_until_certain(scanned: dict[str, Any], want: dict[CellKey, Any]) -> int | None:
     """Answer the cells the scanner asks about first, one by one, with the truth (as the
     web review walks them) until the payout is certain; None if it never gets there."""
     from escalero.scan.payout import beliefs_from_json, reassess
@@ -217,7 +198,7 @@ def answers_until_certain(scanned: dict[str, Any], want: dict[Cell, Any]) -> int
                              if k in ("game", "variant", "serial", "sides")})
     beliefs = beliefs_from_json(scanned["readings"])
     asked = [(r["side"], r["column"], r["row"]) for r in scanned.get("review", [])]
-    answered: list[Cell] = []
+    answered: list[CellKey] = []
     certainty = reassess(sheet, beliefs, asked, answered)
     while not certainty.certain:
         if not certainty.impacts:

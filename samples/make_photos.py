@@ -18,13 +18,15 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pypdfium2 as pdfium
 from escalero.samples import camera, handwriting
 from escalero.samples.games import GameSpec, expected_settlement, play_game
 from escalero.scoring.errors import EscaleroError, ExitCode
-from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES
+from escalero.scoring.model import TOTAL_ROW, CellKey
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, get_ruleset
 from escalero.sheets.layout import Layout, LayoutSpec, build_layout
 from escalero.sheets.render import SheetText, render_pdf
 
@@ -65,6 +67,28 @@ class Photo:
     name: str
     jpeg: bytes
     truth: dict
+
+
+def truth_cells(sheet: dict[str, Any]) -> dict[CellKey, Any]:
+    """Every cell of a truth sheet (entries and written totals) with its true content, in
+    the form `comparable` gives: what a right reading of the photo must equal."""
+    rules = get_ruleset(sheet["game"], sheet.get("variant", ()))
+    cells: dict[CellKey, Any] = {}
+    for s, side in enumerate(sheet["sides"]):
+        for c in range(rules.columns):
+            column = side["columns"][c] if c < len(side["columns"]) else {}
+            for row in rules.row_ids:
+                cells[(s, c, row)] = comparable(column.get(row))
+            totals = side.get("written_totals") or []
+            cells[(s, c, TOTAL_ROW)] = comparable(totals[c] if c < len(totals) else None)
+    return cells
+
+
+def comparable(value: Any) -> Any:
+    """Struck in any spelling (and a written 0 in a cell) compares as "x"."""
+    if value == 0 or (isinstance(value, str) and value.lower() in ("x", "-", "/")):
+        return "x"
+    return value
 
 
 def choose_game(req: Request, rng: np.random.Generator) -> tuple[LayoutSpec, GameSpec]:

@@ -27,7 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from escalero.scan.recognize import CellReading, Reading
+from escalero.scan.recognize import CellReading
+from escalero.scoring.model import CellValue
 
 SHARPNESS = 40.0  # log-odds per unit of cosine similarity
 FLOOR = 0.8  # the network's own confidence in the reading adaptation may make certain
@@ -50,7 +51,7 @@ class Adapted:
 
 
 def adapt(readings: Sequence[CellReading], features: np.ndarray,
-          threshold: Callable[[int, Reading], float],
+          threshold: Callable[[int, CellValue], float],
           params: AdaptParams = AdaptParams()) -> Adapted:
     """Re-weigh each unsure cell's candidates by the sheet's certain cells (module doc).
 
@@ -62,7 +63,7 @@ def adapt(readings: Sequence[CellReading], features: np.ndarray,
     if not known or len(features) != len(readings):
         return Adapted(tuple(out), (), len(known))
     unit = features / np.maximum(np.linalg.norm(features, axis=1, keepdims=True), 1e-9)
-    by_value: dict[Reading, np.ndarray] = {}
+    by_value: dict[CellValue, np.ndarray] = {}
     for v in {readings[i].value for i in known}:
         by_value[v] = unit[[i for i in known if readings[i].value == v]]
     made = []
@@ -89,7 +90,7 @@ def adapt(readings: Sequence[CellReading], features: np.ndarray,
     return Adapted(tuple(out), tuple(made), len(known))
 
 
-def _number(value: Reading) -> bool:
+def _number(value: CellValue) -> bool:
     """Only numbers are told apart by the hand. A strike is one stroke, like a hasty 1 or
     a dash, and carries too little of the writer to rule a number out (on the bench a
     writer's 1 matched their strikes better than their other 1s); empty against faint ink

@@ -18,7 +18,9 @@ import numpy as np
 from escalero.scan.geometry import SheetGeometry
 from escalero.scan.grid import SnappedSlot
 from escalero.scan.notes import Note, note
+from escalero.scan.recognize import CellCrop, top_alternatives
 from escalero.scan.rectify import PX_PER_MM
+from escalero.scoring.model import TOTAL_ROW, CellValue, cell_points
 
 CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
 # How often a written total is the true sum when it is read right (players add up
@@ -38,16 +40,13 @@ CONFIRM_FROM = 0.9
 DOUBT = 0.999
 CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up for review
 
-CellValue = int | str | None  # sheet JSON form: int, "x" (struck), None (empty)
-
-
 @dataclass(frozen=True)
 class CellResult:
     """One slot's reading in sheet terms."""
 
     side: int
     column: int
-    row: str  # row id, or "total"
+    row: str  # row id, or TOTAL_ROW
     value: CellValue
     confidence: float
     alternatives: tuple[tuple[CellValue, float], ...]  # other readings, most likely first
@@ -59,14 +58,12 @@ class CellResult:
 
     @property
     def points(self) -> int:
-        return self.value if isinstance(self.value, int) else 0
+        return cell_points(self.value)
 
 
 def cut_crops(page: np.ndarray, snapped: Sequence[SnappedSlot], geom: SheetGeometry
-              ) -> list[Any]:
+              ) -> list[CellCrop]:
     """One CellCrop per slot, per the cell-reading contract (box + 1.5 mm, 10 px/mm, BGR)."""
-    from escalero.scan.recognize import CellCrop
-
     rules = geom.ruleset
     crops = []
     h, w = page.shape[:2]
@@ -157,23 +154,19 @@ def candidates(c: CellResult) -> list[tuple[CellValue, float]]:
     return list(c.candidates) if c.candidates else [(c.value, c.confidence), *c.alternatives]
 
 
-def _points(v: CellValue) -> int:
-    return v if isinstance(v, int) else 0
-
-
 def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
     """Use each column's written total as a second opinion on its cells (see module doc)."""
     out = list(results)
     index = {(c.side, c.column, c.row): i for i, c in enumerate(out)}
     for side, col in sorted({(c.side, c.column) for c in out}):
-        ti = index.get((side, col, "total"))
+        ti = index.get((side, col, TOTAL_ROW))
         if ti is None:
             continue
         total = out[ti]
         if not isinstance(total.value, int):
             continue  # read as no total (or a strike): nothing to compare, nothing to invent
         cells = [i for i, c in enumerate(out)
-                 if (c.side, c.column) == (side, col) and c.row != "total"]
+                 if (c.side, c.column) == (side, col) and c.row != TOTAL_ROW]
         unsure = [i for i in cells if not out[i].certain]
         known = sum(out[i].points for i in cells if out[i].certain)
         before = {i: out[i].value for i in unsure if out[i].confidence >= CONFIRM_FROM}
@@ -208,7 +201,7 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     total = out[ti]
     t_opts = [(v, p) for v, p in candidates(total) if isinstance(v, int) and p > 0.0]
     options = [[(v, p) for v, p in candidates(out[i]) if p > 0.0] for i in unsure]
-    top = known + sum(max((_points(v) for v, _ in o), default=0) for o in options)
+    top = known + sum(max((cell_points(v) for v, _ in o), default=0) for o in options)
     size = max([top, *(v for v, _ in t_opts)]) + 1
     p_total = np.zeros(size)  # the total's reading probability of each number
     for v, p in t_opts:
@@ -231,7 +224,7 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
         rest = 1.0 - float(others.sum())  # another cell is "something else"
         marg: dict[Any, float] = {}
         for v, p in options[k]:
-            base = known + _points(v)
+            base = known + cell_points(v)
             if base >= size:
                 continue
             part = np.zeros(size)
@@ -253,8 +246,8 @@ def _agreement(p_match: np.ndarray | float) -> np.ndarray | float:
 def _spread(options: list[tuple[CellValue, float]], size: int) -> np.ndarray:
     dist = np.zeros(size)
     for v, p in options:
-        if _points(v) < size:
-            dist[_points(v)] += p
+        if cell_points(v) < size:
+            dist[cell_points(v)] += p
     return dist
 
 
@@ -278,7 +271,7 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
     elif best_p > cell.confidence + 0.05:
         why = note("backed_by_total")
     # Not certain here: only _confirm may say so, and only for the first reading.
-    alternatives = tuple(a for a in ranked[1:4] if a[1] >= 0.001)
+    alternatives = top_alternatives(ranked)
     return replace(cell, value=best_v, confidence=best_p, alternatives=alternatives,
                    note=why, candidates=tuple(ranked))
 
@@ -335,7 +328,7 @@ def _flag_disagreement(out: list[CellResult], cells: list[int], ti: int, known: 
     for i in cells:
         c = out[i]
         for v, _p in c.alternatives:
-            if known - c.points + _points(v) == written:
+            if known - c.points + cell_points(v) == written:
                 explains.append((i, v))
     cell_ids = {i for i, _ in explains}
     if len(cell_ids) != 1:

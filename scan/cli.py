@@ -13,7 +13,7 @@ from typing import Any
 
 from escalero.scoring.cli import add_house_options, house_override
 from escalero.scoring.errors import EscaleroError, ExitCode, UsageError, internal_error
-from escalero.scoring.model import column_name
+from escalero.scoring.model import TOTAL_ROW, column_name
 from escalero.scoring.money import check_currency, parse_stake
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
@@ -166,7 +166,7 @@ def _status_line(result: Any, deciding: list[dict[str, Any]], w: dict[str, str])
 def _review_line(sheet: Any, item: dict[str, Any], lang: str, w: dict[str, str]) -> str:
     rules = sheet.ruleset
     where = f"{sheet.sides[item['side']].name}, {column_name(item['column'])}, " + (
-        w["total"] if item["row"] == "total" else rules.row(item["row"]).labels.get(lang))
+        w["total"] if item["row"] == TOTAL_ROW else rules.row(item["row"]).labels.get(lang))
     alts = ", ".join(_show(v) for v in item.get("alternatives", [])[:3])
     note = f" [{item['note']}]" if item.get("note") else ""
     return (f"  {where}: {w['read']} {_show(item['read'])} "
@@ -184,7 +184,7 @@ def _grid(result: Any, lang: str, w: dict[str, str]) -> list[str]:
     if rules.columns > 1:
         lines.append(" " * label_w + "".join(f"{column_name(c):>{CELL_W}}"
                                              for _ in sheet.sides for c in range(rules.columns)))
-    rows = [(r.id, r.labels.get(lang)) for r in rules.rows] + [("total", w["written"])]
+    rows = [(r.id, r.labels.get(lang)) for r in rules.rows] + [(TOTAL_ROW, w["written"])]
     for rid, label in rows:
         cells = ""
         for s in range(len(sheet.sides)):

@@ -11,11 +11,10 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import Ruleset, get_ruleset
 
 Box = tuple[float, float, float, float]  # x_mm, y_mm, w_mm, h_mm (writable interior)
-
-TOTAL_ROW = "total"  # row id of a written column total (same as scoring.validate)
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class Marker:
 
 @dataclass(frozen=True)
 class Slot:
-    """One writable box: a cell (`row` is a row id) or a written total (`row` == "total")."""
+    """One writable box: a cell (`row` is a row id) or a written total (`row` == TOTAL_ROW)."""
 
     side: int
     column: int

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from escalero.scan.cells import CellResult, candidates
 from escalero.scoring.certainty import CellBelief, PayoutCertainty, payout_certainty
-from escalero.scoring.model import Sheet
+from escalero.scoring.model import TOTAL_ROW, Sheet
 
 DOUBTED_WEIGHT: Final = 0.5  # what a rule-doubted reading keeps of its probability
 LEAST: Final = 1e-6  # readings below this are left to the even spread over the rest
@@ -28,7 +28,7 @@ def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]]
     out = []
     for c in raw:
         key = (c.side, c.column, c.row)
-        eps = certain_error_total if c.row == "total" else certain_error
+        eps = certain_error_total if c.row == TOTAL_ROW else certain_error
         dist = _floored(candidates(c), eps)
         if key in doubted:
             dist = [(v, p * DOUBTED_WEIGHT) for v, p in dist]

@@ -18,8 +18,17 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from escalero.scan import digit_model
 from escalero.scoring.errors import ToolMissingError
+from escalero.scoring.model import CellValue
 
-Reading = int | str | None  # sheet-JSON value: int, "x" (struck) or None (empty)
+# A reading's alternatives: the next few likely readings, down to a small probability.
+MAX_ALTERNATIVES = 3
+MIN_ALTERNATIVE = 0.001
+
+
+def top_alternatives(ranked: Sequence[tuple[CellValue, float]]
+                     ) -> tuple[tuple[CellValue, float], ...]:
+    """The readings after the first of `ranked` (best first) that a review shows."""
+    return tuple((v, p) for v, p in ranked[1:1 + MAX_ALTERNATIVES] if p >= MIN_ALTERNATIVE)
 
 
 @dataclass(frozen=True)
@@ -32,19 +41,19 @@ class CellCrop:
 @dataclass(frozen=True)
 class CellReading:
     kind: str  # "empty", "struck" or "value"
-    value: Reading
+    value: CellValue
     confidence: float
-    alternatives: tuple[tuple[Reading, float], ...]  # next likely readings, best first
+    alternatives: tuple[tuple[CellValue, float], ...]  # next likely readings, best first
     certain: bool
     # Every reading the recognizer weighed, best first, down to 1e-6: the totals check
     # needs a written total's probability of *any* sum, not only of the top few.
-    distribution: tuple[tuple[Reading, float], ...] = ()
+    distribution: tuple[tuple[CellValue, float], ...] = ()
 
     @staticmethod
-    def from_ranked(ranked: Sequence[tuple[Reading, float]], accept: float) -> CellReading:
+    def from_ranked(ranked: Sequence[tuple[CellValue, float]], accept: float) -> CellReading:
         value, conf = ranked[0]
         kind = "empty" if value is None else "struck" if value == "x" else "value"
-        alts = tuple((v, round(float(p), 4)) for v, p in ranked[1:4] if p >= 0.001)
+        alts = tuple((v, round(float(p), 4)) for v, p in top_alternatives(ranked))
         dist = tuple((v, float(p)) for v, p in ranked if p >= 1e-6)
         return CellReading(kind=kind, value=value, confidence=float(conf),
                            alternatives=alts, certain=bool(conf >= accept), distribution=dist)

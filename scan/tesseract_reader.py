@@ -14,7 +14,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 from escalero.scan.digit_model import preprocess
-from escalero.scan.recognize import CellCrop, CellReading, Reading
+from escalero.scan.recognize import CellCrop, CellReading
+from escalero.scoring.model import CellValue
 
 # Tesseract's own confidence is not calibrated for handwriting: cap it below the threshold.
 MAX_CONFIDENCE = 0.6
@@ -31,7 +32,7 @@ def ink_image(crop_bgr: np.ndarray) -> np.ndarray:
 
 
 def constrain(text: str, conf: float, allowed: tuple[int, ...] | None, ink: float
-              ) -> list[tuple[Reading, float]]:
+              ) -> list[tuple[CellValue, float]]:
     """Ranked readings from Tesseract's text: only allowed values, and never sure."""
     if ink < INK_EMPTY:
         return [(None, 0.9 * MAX_CONFIDENCE), ("x", 0.05)]

@@ -28,7 +28,15 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
-from escalero.scoring.model import STRUCK, Cell, Sheet, with_cell
+from escalero.scoring.model import (
+    TOTAL_ROW,
+    CellKey,
+    CellValue,
+    Sheet,
+    cell_points,
+    cell_to_json,
+    with_cell,
+)
 from escalero.scoring.rulesets import Ruleset
 from escalero.scoring.settle import settle, settle_totals
 
@@ -57,8 +65,6 @@ WRONG_TOTAL_SHARE: Final = 0.01
 # can only lower the confidence; at most a few 1e-6 on a sheet).
 _NEGLIGIBLE = 1e-9
 
-Key = tuple[int, int, str]  # side, column, row id ("total" for a written total)
-Value = int | str | None  # sheet-JSON form: int, "x" (struck) or None (empty)
 Outcome = frozenset[int]  # the sides sharing a column's highest sum
 
 
@@ -69,10 +75,10 @@ class CellBelief:
     side: int
     column: int
     row: str
-    distribution: tuple[tuple[Value, float], ...]
+    distribution: tuple[tuple[CellValue, float], ...]
 
     @property
-    def key(self) -> Key:
+    def key(self) -> CellKey:
         return (self.side, self.column, self.row)
 
 
@@ -80,7 +86,7 @@ class CellBelief:
 class CellImpact:
     """What settling one unsure cell would do to the payout."""
 
-    key: Key
+    key: CellKey
     # A person is asked about it: a plausible reading of it moves a column's top, and it is
     # among the cells (largest gain first) whose confirmation would make the payout certain.
     affects_payout: bool
@@ -99,16 +105,16 @@ class PayoutCertainty:
     finished: bool
     impacts: tuple[CellImpact, ...]  # one per unsure cell, largest gain first
 
-    def impact(self, key: Key) -> CellImpact | None:
+    def impact(self, key: CellKey) -> CellImpact | None:
         return next((i for i in self.impacts if i.key == key), None)
 
     @property
-    def deciding(self) -> tuple[Key, ...]:
+    def deciding(self) -> tuple[CellKey, ...]:
         """The cells the payout hangs on, most useful to answer first."""
         return tuple(i.key for i in self.impacts if i.affects_payout)
 
 
-def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterable[Key] = (),
+def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterable[CellKey] = (),
                      accept: float = PAYOUT_ACCEPT) -> PayoutCertainty:
     """The settlement's confidence, and the impact on it of each cell in `asked` (the
     cells a person may be asked about; each needs a belief). See the module doc."""
@@ -173,7 +179,7 @@ def _empty_first(impacts: list[CellImpact], model: _Model,
     return first + [i for i in impacts if i.key in by_key]
 
 
-def empty_entries(sheet: Sheet) -> list[Key]:
+def empty_entries(sheet: Sheet) -> list[CellKey]:
     """The entries the rules need that hold nothing, in reading order."""
     rows = sheet.ruleset.row_ids
     return [(s, c, r) for s, side in enumerate(sheet.sides)
@@ -185,14 +191,14 @@ def sheet_finished(sheet: Sheet) -> bool:
     return not empty_entries(sheet)
 
 
-def _reading_order(key: Key, sheet: Sheet) -> tuple[int, int, int]:
+def _reading_order(key: CellKey, sheet: Sheet) -> tuple[int, int, int]:
     rows = sheet.ruleset.row_ids
     side, column, row = key
     return (column, rows.index(row) if row in rows else len(rows), side)
 
 
-def _with_rest(pairs: Sequence[tuple[Value, float]], allowed: Sequence[int]
-               ) -> list[tuple[Value, float]]:
+def _with_rest(pairs: Sequence[tuple[CellValue, float]], allowed: Sequence[int]
+               ) -> list[tuple[CellValue, float]]:
     """A belief's readings, plus the row's unlisted readings sharing evenly what the listed
     ones leave (a doubted reading can leave half of the mass to them)."""
     out = list(pairs)
@@ -204,18 +210,10 @@ def _with_rest(pairs: Sequence[tuple[Value, float]], allowed: Sequence[int]
     return out
 
 
-def _value_of(cell: Cell) -> Value:
-    return "x" if cell is STRUCK else cell  # type: ignore[return-value]
-
-
-def _points(v: Value) -> int:
-    return v if isinstance(v, int) else 0
-
-
 class _Model:
     """The sheet's cells as point distributions, column by column (see module doc)."""
 
-    def __init__(self, sheet: Sheet, beliefs: Mapping[Key, CellBelief]):
+    def __init__(self, sheet: Sheet, beliefs: Mapping[CellKey, CellBelief]):
         self.sheet = sheet
         self.rules: Ruleset = sheet.ruleset
         self.columns = self.rules.columns
@@ -227,7 +225,7 @@ class _Model:
         for s, side in enumerate(sheet.sides):
             for c in range(self.columns):
                 self.cells[(s, c)] = [(r.id, self._spread((s, c, r.id),
-                                                           _value_of(side.cell(c, r.id)),
+                                                           cell_to_json(side.cell(c, r.id)),
                                                            r.allowed))
                                       for r in self.rules.rows]
         self._points_cache: dict[tuple[Outcome, ...], tuple[object, ...]] = {}
@@ -236,21 +234,21 @@ class _Model:
 
     # --- cells -------------------------------------------------------------------------
 
-    def _spread(self, key: Key, shown: Value, allowed: Sequence[int]) -> np.ndarray:
+    def _spread(self, key: CellKey, shown: CellValue, allowed: Sequence[int]) -> np.ndarray:
         """The cell's distribution over points (index = points)."""
         belief = self.beliefs.get(key)
         pairs = _with_rest(belief.distribution, allowed) if belief else [(shown, 1.0)]
-        top = max([_points(v) for v, _ in pairs] + [0])
+        top = max([cell_points(v) for v, _ in pairs] + [0])
         dist = np.zeros(top + 1)
         for v, p in pairs:
-            dist[_points(v)] += p
+            dist[cell_points(v)] += p
         return dist / dist.sum() if dist.sum() > 0 else dist
 
-    def readings(self, key: Key) -> list[tuple[Value, float]]:
+    def readings(self, key: CellKey) -> list[tuple[CellValue, float]]:
         """A cell's readings as the model weighs them (an entry's unlisted readings
         included; a written total's are its listed ones)."""
         pairs = self.beliefs[key].distribution
-        if key[2] == "total":
+        if key[2] == TOTAL_ROW:
             return list(pairs)
         return _with_rest(pairs, self.rules.row(key[2]).allowed)
 
@@ -259,7 +257,7 @@ class _Model:
         is the sum with probability TOTAL_RIGHT if read right, else any number. Only a
         total that may be read as the sum shown (>= PLAUSIBLE) agrees with its column;
         one that disagrees has no say (None), since the entries count."""
-        belief = self.beliefs.get((s, c, "total"))
+        belief = self.beliefs.get((s, c, TOTAL_ROW))
         written = self.sheet.sides[s].written_totals[c]
         if belief is not None:
             read = {v: p for v, p in belief.distribution if isinstance(v, int)}
@@ -273,14 +271,14 @@ class _Model:
                 fit[v] += (TOTAL_RIGHT - WRONG_TOTAL_SHARE) * p
         return fit
 
-    def side_sum(self, s: int, c: int, fixed: Mapping[str, Value] | None = None
+    def side_sum(self, s: int, c: int, fixed: Mapping[str, CellValue] | None = None
                  ) -> np.ndarray:
         """Distribution of side s's sum in column c, some rows fixed to a reading."""
         fixed = fixed or {}
         acc = np.ones(1)
         for rid, dist in self.cells[(s, c)]:
             if rid in fixed:
-                acc = np.concatenate([np.zeros(_points(fixed[rid])), acc])
+                acc = np.concatenate([np.zeros(cell_points(fixed[rid])), acc])
             else:
                 acc = np.convolve(acc, dist)
         out = np.zeros(self.size)
@@ -339,13 +337,13 @@ class _Model:
                 settle_totals(self.rules, totals, self.sheet.house).points)
         return self._points_cache[tops]
 
-    def impact(self, key: Key, outcomes: Sequence[Mapping[Outcome, float]],
+    def impact(self, key: CellKey, outcomes: Sequence[Mapping[Outcome, float]],
                confidence: float) -> CellImpact:
         """Does a plausible reading of `key` move its column's top, and how much would the
         confidence rise if a person confirmed the reading shown?"""
         s, c, row = key
-        shown_value = (self.sheet.sides[s].written_totals[c] if row == "total"
-                       else _value_of(self.sheet.sides[s].cell(c, row)))
+        shown_value = (self.sheet.sides[s].written_totals[c] if row == TOTAL_ROW
+                       else cell_to_json(self.sheet.sides[s].cell(c, row)))
         base = self._conditioned(key, shown_value)
         affects = any(_total_variation(self._conditioned(key, v), base) >= AFFECTS
                       for v, p in self.readings(key) if p >= PLAUSIBLE and v != shown_value)
@@ -353,7 +351,7 @@ class _Model:
         confirmed = self.joint([*outcomes[:c], base, *outcomes[c + 1:]], shown)
         return CellImpact(key=key, affects_payout=affects, gain=max(0.0, confirmed - confidence))
 
-    def extra_impacts(self, asked: set[Key], outcomes: Sequence[Mapping[Outcome, float]],
+    def extra_impacts(self, asked: set[CellKey], outcomes: Sequence[Mapping[Outcome, float]],
                       confidence: float) -> list[CellImpact]:
         """Cells outside `asked` that can still change the payout: in a close column, a
         reading called certain may leave a plausible alternative that decides it."""
@@ -367,7 +365,7 @@ class _Model:
                 out.append(replace(impact, extra=True))
         return out
 
-    def doubt_impacts(self, skip: set[Key], outcomes: Sequence[Mapping[Outcome, float]],
+    def doubt_impacts(self, skip: set[CellKey], outcomes: Sequence[Mapping[Outcome, float]],
                       confidence: float, need: float) -> list[CellImpact]:
         """When no single plausible reading can change the payout yet it is not certain,
         the doubt is spread thin over many cells of close columns (a one-point margin):
@@ -391,20 +389,20 @@ class _Model:
                 break
         return out
 
-    def _conditioned(self, key: Key, v: Value) -> dict[Outcome, float]:
+    def _conditioned(self, key: CellKey, v: CellValue) -> dict[Outcome, float]:
         """Column outcomes once a person has said that cell `key` reads `v`."""
         s, c, row = key
         saved = self.beliefs.pop(key)
         sheet = self.sheet
         try:
             self.sheet = self._answered(key, v)
-            fixed = {} if row == "total" else {row: v}
+            fixed = {} if row == TOTAL_ROW else {row: v}
             return self.column_outcomes(c, {s: self.side_sum(s, c, fixed)})
         finally:
             self.beliefs[key] = saved
             self.sheet = sheet
 
-    def _answered(self, key: Key, v: Value) -> Sheet:
+    def _answered(self, key: CellKey, v: CellValue) -> Sheet:
         return with_cell(self.sheet, key, v)
 
 

@@ -69,7 +69,10 @@ class _Struck:
 
 
 STRUCK: Final = _Struck()
-Cell = int | _Struck | None
+Cell = int | _Struck | None  # a cell in the model: an integer, STRUCK or None (empty)
+CellValue = int | str | None  # a cell in sheet-JSON form: an integer, "x" (struck) or None
+CellKey = tuple[int, int, str]  # side, column, row id (TOTAL_ROW for a written total)
+TOTAL_ROW: Final = "total"  # the row id of a written column total (review, keys, layouts)
 
 
 class Cells(Mapping[str, Cell]):
@@ -96,8 +99,9 @@ class Cells(Mapping[str, Cell]):
         return f"Cells({self._cells!r})"
 
 
-def cell_points(cell: Cell) -> int:
-    """What a cell adds to its column total: struck and empty count 0."""
+def cell_points(cell: Cell | CellValue) -> int:
+    """What a cell (model or sheet-JSON form) adds to its column total: struck and empty
+    count 0."""
     return cell if isinstance(cell, int) else 0
 
 
@@ -163,7 +167,7 @@ class Sheet:
                     "name": s.name,
                     "members": list(s.members),
                     "columns": [
-                        {rid: _cell_to_json(v) for rid, v in col.items() if v is not None}
+                        {rid: cell_to_json(v) for rid, v in col.items() if v is not None}
                         for col in s.columns
                     ],
                     "written_totals": list(s.written_totals),
@@ -173,12 +177,12 @@ class Sheet:
         }
 
 
-def with_cell(sheet: Sheet, key: tuple[int, int, str], value: int | str | None) -> Sheet:
-    """A copy of `sheet` with one cell (or, for row "total", one written total) set to a
+def with_cell(sheet: Sheet, key: CellKey, value: CellValue) -> Sheet:
+    """A copy of `sheet` with one cell (or, for row TOTAL_ROW, one written total) set to a
     sheet-JSON value: an int, "x" (struck) or None (empty)."""
     side_i, column, row = key
     side = sheet.sides[side_i]
-    if row == "total":
+    if row == TOTAL_ROW:
         totals = list(side.written_totals)
         totals[column] = value if isinstance(value, int) else None
         new_side = replace(side, written_totals=tuple(totals))
@@ -241,8 +245,9 @@ def parse_json(text: str | bytes) -> Any:
 # --- parsing -----------------------------------------------------------------------------
 
 
-def _cell_to_json(cell: Cell) -> int | str | None:
-    return STRUCK_JSON if cell is STRUCK else cell
+def cell_to_json(cell: Cell) -> CellValue:
+    """A model cell in sheet-JSON form: STRUCK becomes "x"."""
+    return STRUCK_JSON if cell is STRUCK else cell  # type: ignore[return-value]
 
 
 def _type_name(value: Any) -> str:

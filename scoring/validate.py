@@ -12,17 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from escalero.scoring.errors import UnknownRulesError
-from escalero.scoring.model import STRUCK, Sheet, column_name
+from escalero.scoring.model import STRUCK, TOTAL_ROW, Sheet, column_name
 from escalero.scoring.rulesets import Row, Ruleset
 
 # Problem kinds (stable codes for the web front end and tests).
 INVALID_VALUE = "invalid_value"
 REQUIRES = "requires"
 EMPTY = "empty"
-TOTAL = "total"
+TOTAL = "total"  # a written total that is not the column's sum
 SHAPE = "shape"
-
-TOTAL_ROW = "total"  # row id used for a written column total
 
 # Every sentence a player reads, one table per language (same keys in each; a test checks).
 # The English sentences are what tools parse from `settle --json`: change them only on purpose.

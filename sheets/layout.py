@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from escalero.scoring.errors import SheetNotFoundError, UnknownRulesError, UsageError
+from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
 
 LAYOUT_VERSION = 1
@@ -100,7 +101,9 @@ class Box(NamedTuple):
                 "w_mm": round(self.w, 3), "h_mm": round(self.h, 3)}
 
 
-class Cell(NamedTuple):
+class CellBox(NamedTuple):
+    """A writable cell: side, column, row id and its box."""
+
     side: int
     column: int
     row: str
@@ -170,10 +173,10 @@ class Layout:
     qr: Box
     title: Box
     legend: Box
-    cells: tuple[Cell, ...]
+    cells: tuple[CellBox, ...]
     totals: tuple[Total, ...]
     names: tuple[NameBox, ...]  # pairs: two per side, member 0 first
-    row_labels: tuple[tuple[str, Box], ...]  # (row id, box); row id "total" for Summe
+    row_labels: tuple[tuple[str, Box], ...]  # (row id, box); row id TOTAL_ROW for Summe
     column_heads: tuple[tuple[int, int, Box], ...]  # (side, column, box)
     corner: Box  # label column above the rows (holds "Name" hints)
     pitch: tuple[float, float]  # cell pitch (w, h): grid lines lie on the grown boxes
@@ -326,7 +329,7 @@ def _place(spec: LayoutSpec, rules: Ruleset, width: float, height: float,
             heads.append((side, column, Box(cx, y_head, pitch_w, COLHEAD_H_MM)))
             for i, row in enumerate(rules.rows):
                 pitch = Box(cx, y_rows + i * pitch_h, pitch_w, pitch_h)
-                cells.append(Cell(side, column, row.id, pitch.grow(-INSET_MM)))
+                cells.append(CellBox(side, column, row.id, pitch.grow(-INSET_MM)))
             totals.append(Total(side, column, Box(cx, y_sum, pitch_w, pitch_h).grow(-INSET_MM)))
 
     # The legend follows the grid when there is room, else it sits between the lower markers.
@@ -338,7 +341,7 @@ def _place(spec: LayoutSpec, rules: Ruleset, width: float, height: float,
     row_labels = tuple(
         (row.id, Box(x0, y_rows + i * pitch_h, LABEL_W_MM, pitch_h))
         for i, row in enumerate(rules.rows)
-    ) + (("total", Box(x0, y_sum, LABEL_W_MM, pitch_h)),)
+    ) + ((TOTAL_ROW, Box(x0, y_sum, LABEL_W_MM, pitch_h)),)
     return Layout(
         spec=spec, ruleset=rules, width=width, height=height, orientation=orientation,
         markers=markers, qr=qr, title=title, legend=legend,

@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from escalero.scoring.house import HouseRules
+from escalero.scoring.model import TOTAL_ROW
 from escalero.sheets import back as back_page
 from escalero.sheets import texts
 from escalero.sheets.layout import (
@@ -152,7 +153,7 @@ def _draw_static(pen: Pen, layout: Layout, text: SheetText) -> None:
     for row_id, box in layout.row_labels:
         name, detail, face = texts.row_label(rules, row_id, text.lang)
         size = min(10.0, box.h * 0.95)
-        if row_id == "total":
+        if row_id == TOTAL_ROW:
             pen.text(box.x + 1.2, box.centre[1] + 1.3, name, 9.5, font="Helvetica-Bold",
                      max_w=box.w - 2.4)
             continue

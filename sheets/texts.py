@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from escalero.scoring.errors import UnknownRulesError
 from escalero.scoring.house import HouseRules, default_for
+from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import LANGUAGES, Ruleset
 
 if TYPE_CHECKING:
@@ -93,9 +94,9 @@ def column_heads(columns: int) -> tuple[str, ...]:
 
 
 def row_label(rules: Ruleset, row_id: str, lang: str) -> tuple[str, str, str]:
-    """(name, detail line, face note) for a row label; row_id 'total' is the Summe row."""
+    """(name, detail line, face note) for a row label; row_id TOTAL_ROW is the Summe row."""
     t = strings(lang)
-    if row_id == "total":
+    if row_id == TOTAL_ROW:
         return t["total"], "", ""
     row = rules.row(row_id)
     name = row.labels.get(lang)

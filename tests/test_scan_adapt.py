@@ -101,10 +101,9 @@ def test_the_read_stage_adapts_a_sample_photo_and_only_adds_certainty() -> None:
     import json
     from pathlib import Path
 
+    from escalero.samples.make_photos import comparable, truth_cells
     from escalero.scan.pipeline import ScanOptions, read_cells, scan_photo
     from escalero.scan.recognize import DigitModelRecognizer
-
-    from benchmarks.scan import _norm, truth_cells
 
     photo = Path(__file__).parents[1] / "samples" / "photos" / "01-easy-2-players.jpg"
     reader = DigitModelRecognizer()
@@ -130,5 +129,5 @@ def test_the_read_stage_adapts_a_sample_photo_and_only_adds_certainty() -> None:
     assert gained
     truth = truth_cells(json.loads(photo.with_suffix(".json").read_text())["sheet"])
     cells = result.cells
-    assert all(_norm(adapted[i].value) == truth[(cells[i].side, cells[i].column, cells[i].row)]
+    assert all(comparable(adapted[i].value) == truth[(cells[i].side, cells[i].column, cells[i].row)]
                for i in gained)

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from escalero.samples.make_photos import truth_cells
 from escalero.scan.pipeline import ScanOptions, scan_photo
 from escalero.scoring.errors import Reason, SheetNotFoundError, UnreadableSheetError
 
@@ -24,17 +25,6 @@ def test_the_samples_and_the_model_are_there() -> None:
 
     assert len(PHOTOS) >= 10
     get_recognizer("default")
-
-
-def _truth_cells(sheet: dict) -> dict[tuple[int, int, str], object]:
-    out: dict[tuple[int, int, str], object] = {}
-    for s, side in enumerate(sheet["sides"]):
-        for c, col in enumerate(side["columns"]):
-            for row, value in col.items():
-                out[(s, c, row)] = "x" if value == 0 else value
-        for c, total in enumerate(side.get("written_totals") or []):
-            out[(s, c, "total")] = total
-    return out
 
 
 @pytest.mark.parametrize("photo", PHOTOS, ids=[p.stem for p in PHOTOS])
@@ -56,7 +46,7 @@ def test_sample_photo_read_right_or_flagged(photo: Path) -> None:
                                                  and err.reason != Reason.NO_LAYOUT):
             raise  # a mild photo must be read; a harsh one still shows a sheet
         return  # a harsh one may be refused (blurred, tiny, QR unreadable): that is safe
-    want = _truth_cells(truth["sheet"])
+    want = truth_cells(truth["sheet"])
     silent = [(c.side, c.column, c.row, c.value, want.get((c.side, c.column, c.row)))
               for c in result.cells
               if c.certain and c.value != want.get((c.side, c.column, c.row))]
