@@ -146,7 +146,7 @@ def test_scan_refuses_large_uploads(tmp_path: Path) -> None:
 
 def test_scanner_errors_reach_the_page_as_4xx(client: TestClient,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_sheet(data: bytes, lang: str, layout=None) -> dict:
+    def no_sheet(data: bytes, lang: str, layout=None, recognizer=None) -> dict:
         raise SheetNotFoundError("no score sheet found: photograph the whole sheet with all "
                                  "four corner markers")
 
@@ -165,7 +165,7 @@ def test_concurrent_scans_run_in_parallel(client: TestClient,
     """
     together = threading.Barrier(3, timeout=60)
 
-    def blocking_scan(data: bytes, lang: str, layout=None) -> dict:
+    def blocking_scan(data: bytes, lang: str, layout=None, recognizer=None) -> dict:
         together.wait()
         return {"bytes": len(data)}
 
@@ -325,7 +325,7 @@ def test_scan_layout_form_reaches_the_scanner(client: TestClient,
     english(client)
     seen = []
 
-    def fake_scan(data: bytes, lang: str, layout=None) -> dict:
+    def fake_scan(data: bytes, lang: str, layout=None, recognizer=None) -> dict:
         seen.append(layout)
         return {"ok": True}
 
@@ -347,7 +347,7 @@ def test_unreadable_qr_message_points_to_the_layout_form(monkeypatch: pytest.Mon
         raise LayoutUnknownError(pipeline.NO_LAYOUT)
 
     monkeypatch.setattr(pipeline, "scan_photo", no_layout)
-    monkeypatch.setattr(services, "_shared_recognizer", lambda: None)
+    monkeypatch.setattr(services, "shared_recognizer", lambda: None)
     with pytest.raises(SheetNotFoundError, match="under “Layout”"):
         services.scan_bytes(png_bytes(), "de")
 

@@ -84,7 +84,8 @@ def test_names_printed_on_a_sheet_come_back_with_its_scan(
                "review": []}
     for i, side in enumerate(scanned["sides"]):
         side["members"] = [f"Spieler {i + 1}"]
-    monkeypatch.setattr(services, "scan_bytes", lambda data, lang, layout=None: scanned)
+    monkeypatch.setattr(services, "scan_bytes",
+                        lambda data, lang, layout=None, recognizer=None: scanned)
     png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
     back = client.post("/api/scan", content=png).json()
     assert [s["name"] for s in back["sides"]] == ["Maria", "Otto", "Resi"]

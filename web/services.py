@@ -17,7 +17,7 @@ import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from escalero.scoring.errors import (
     EscaleroError,
@@ -35,6 +35,10 @@ from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_r
 from escalero.scoring.validate import INVALID_VALUE, describe_allowed, validate
 from escalero.web.i18n import LANGS, translate
 from escalero.web.messages import keyed
+
+if TYPE_CHECKING:  # the scanner and the sheet planner load only when a page needs them
+    from escalero.scan.recognize import Recognizer
+    from escalero.sheets.layout import LayoutSpec
 
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
@@ -244,12 +248,12 @@ class PhotoTooLarge(PhotoError):
 
 
 @functools.cache
-def _shared_recognizer() -> Any:
+def shared_recognizer() -> Recognizer:
     """One recognizer for all requests: it is safe to share between threads (digit_model
     serialises the cv2.dnn network, and ONNX Runtime sessions run concurrently)."""
-    from escalero.scan.recognize import get_recognizer
-
-    return get_recognizer("default")
+    recognize = _optional("escalero.scan.recognize", "the photo scanner")
+    recognizer: Recognizer = recognize.get_recognizer("default")
+    return recognizer
 
 
 def _optional(module: str, what: str) -> Any:
@@ -273,7 +277,7 @@ def encode_jpeg(image: Any, max_side: int = OVERLAY_MAX_SIDE) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def layout_hint(params: Mapping[str, Any]) -> Any:
+def layout_hint(params: Mapping[str, Any]) -> LayoutSpec | None:
     """A LayoutSpec from the scan page's layout form (used when the QR code is unreadable),
     None when the form was left empty. Built exactly as `escalero sheet` plans a block."""
     players = str(params.get("players") or "").strip()
@@ -339,8 +343,10 @@ def decoded_pixels(data: bytes) -> int:
     return width * height
 
 
-def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
-    """Scan a photo: the scanner's JSON plus the overlay image as a data: URL.
+def scan_bytes(data: bytes, lang: str, layout: LayoutSpec | None = None,
+               recognizer: Recognizer | None = None) -> dict[str, Any]:
+    """Scan a photo: the scanner's JSON plus the overlay image as a data: URL. The
+    recognizer is the shared one unless one is given.
 
     Blocking and CPU-bound: call it from a worker thread. At most SCAN_SLOTS scans run at
     once (each holds a few hundred MB of images); further uploads wait their turn.
@@ -354,7 +360,8 @@ def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
     try:
         with _PIXELS.hold(pixels), _SCAN_SLOTS:
             result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
-                                         recognizer=_shared_recognizer())
+                                         recognizer=recognizer if recognizer is not None
+                                         else shared_recognizer())
     except LayoutUnknownError:
         # The scanner's "QR unreadable" hint names CLI options; the page has a form.
         raise keyed(LayoutUnknownError, "err_no_layout") from None
