@@ -233,65 +233,66 @@ def scanner_ready() -> str | None:
     return None
 
 
-def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) -> None:
-    reason = scanner_ready()
-    if reason:
-        pytest.skip(reason)
-    photo = sample_photo()
+def _scan_the_sample(page, shots: Path) -> None:
+    """The scan page, the sample photo chosen, its result shown."""
     page.goto(page.base + "/scan")
     no_sideways_scroll(page)
     snap(page, shots, "4-scan-empty")
-    page.set_input_files("#photo", str(photo))
+    page.set_input_files("#photo", str(sample_photo()))
     page.wait_for_selector("#result:not([hidden])", timeout=60000)
     page.wait_for_selector("#summary .amounts li")
     assert page.locator("#overlay").get_attribute("src").startswith("data:image/jpeg")
     no_sideways_scroll(page)
     snap(page, shots, "5-scan-result")
 
-    def payout() -> str:
-        return page.locator("#summary .amounts").inner_text()
 
-    def settle(sheet: dict) -> dict:
-        r = page.request.post(server + "/api/settle",
-                              data={"sheet": sheet, "stake": "0.50", "currency": "EUR"})
-        return r.json()["money"]["players"]
+def _payout(page) -> str:
+    return page.locator("#summary .amounts").inner_text()
 
-    # Find a flagged cell and a value for it that moves money (asking the server, which
-    # is quick), then make that correction on the page like a player would.
-    sheet = json.loads(page.evaluate("JSON.stringify(editor.getSheet())"))
+
+def _settle(page, server: str, sheet: dict) -> dict:
+    r = page.request.post(server + "/api/settle",
+                          data={"sheet": sheet, "stake": "0.50", "currency": "EUR"})
+    return r.json()["money"]["players"]
+
+
+def _correction_that_moves_money(page, server: str, sheet: dict, flagged: list[str]
+                                 ) -> tuple[str, object]:
+    """A cell and a value for it that moves money (asking the server, which is quick).
+
+    Written totals never move money (the entries count). Prefer a flagged cell; when no
+    flagged cell can move money (clear column margins), correct an ordinary cell."""
     rules = json.loads(page.evaluate("JSON.stringify(editor.rules)"))
-    base = settle(sheet)
-    flagged = page.eval_on_selector_all("td.flag input", "els => els.map(e => e.dataset.key)")
-    # Written totals never move money (the entries count). Prefer a flagged cell; when no
-    # flagged cell can move money (clear column margins), correct an ordinary cell.
+    base = _settle(page, server, sheet)
     every = [f"{s}/{c}/{r['id']}" for s, side in enumerate(sheet["sides"])
              for c in range(len(side["columns"])) for r in rules["rows"]]
     keys = [k for k in flagged if not k.endswith("/total")]
     keys += [k for k in every if k not in keys]
-    choice = None
     for key in keys:
         s, c, row_id = key.split("/")
         row = next(r for r in rules["rows"] if r["id"] == row_id)
         for value in [*row["allowed"], "x"]:
             trial = json.loads(json.dumps(sheet))
             trial["sides"][int(s)]["columns"][int(c)][row_id] = value
-            if settle(trial) != base:
-                choice = (key, value)
-                break
-        if choice:
-            break
-    assert choice, "no correction of any flagged cell changes the payout"
-    before = payout()
+            if _settle(page, server, trial) != base:
+                return key, value
+    raise AssertionError("no correction of any flagged cell changes the payout")
+
+
+def _correct(page, shots: Path, server: str, choice: tuple[str, object],
+             flagged: list[str]) -> None:
+    """Make the correction on the page like a player would; the page's payout must be
+    what the server settles for the edited sheet."""
+    before = _payout(page)
     if flagged:
         page.click("#first-flag")
     box = page.locator(f"input[data-key='{choice[0]}']")
     box.fill(str(choice[1]))
     page.wait_for_function(
         "(b) => document.querySelector('#summary .amounts').innerText !== b", arg=before)
-    # What the page shows is what the server settles for the edited sheet.
-    shown = payout()
+    shown = _payout(page)
     edited = json.loads(page.evaluate("JSON.stringify(editor.getSheet())"))
-    for name, amount in settle(edited).items():
+    for name, amount in _settle(page, server, edited).items():
         assert re.search(rf"{re.escape(name)}\s+\+?{re.escape(amount)} EUR", shown), (name, shown)
     if choice[0] in flagged:
         assert "checked" in box.locator("xpath=..").get_attribute("class")
@@ -301,12 +302,14 @@ def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) ->
     shutil.copy(shots / "6-scan-review-panel.png", SHOTS_COPY / "6-scan-review-panel.png")
     snap(page, shots, "6-scan-corrected")
 
+
+def _save_after_correction(page, server: str, sheet: dict) -> None:
+    """The edit moved money away from what was read: the payout is no longer certain, so
+    the page asks before it goes to the ledger (and again for the same sheet twice)."""
     def saved_games() -> int:
         return len(page.request.get(server + "/api/ledger").json()["games"])
 
     games_before = saved_games()
-    # The edit moved money away from what was read: the payout is no longer certain, so
-    # the page asks before it goes to the ledger.
     asked: list[str] = []
     page.on("dialog", lambda d: (asked.append(d.message), d.accept()))  # guests, too
     unsure = page.evaluate("!!payout && !payout.certain")
@@ -324,6 +327,18 @@ def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) ->
             assert time.monotonic() < deadline, "the confirmed second save did not arrive"
             time.sleep(0.1)
         assert any("schon abgerechnet" in m for m in dialogs)
+
+
+def test_scan_correct_a_flagged_cell_and_save(page, shots: Path, server: str) -> None:
+    reason = scanner_ready()
+    if reason:
+        pytest.skip(reason)
+    _scan_the_sample(page, shots)
+    sheet = json.loads(page.evaluate("JSON.stringify(editor.getSheet())"))
+    flagged = page.eval_on_selector_all("td.flag input", "els => els.map(e => e.dataset.key)")
+    choice = _correction_that_moves_money(page, server, sheet, flagged)
+    _correct(page, shots, server, choice, flagged)
+    _save_after_correction(page, server, sheet)
     page.goto(page.base + "/ledger")
     no_sideways_scroll(page)
     snap(page, shots, "7-ledger")
