@@ -188,70 +188,26 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
     mp = options.megapixels or math.exp(rng.uniform(*np.log(lv.megapixels)))
     if options.megapixels is None and lv.low_res_share and rng.random() < lv.low_res_share:
         mp = _u(rng, lv.long_side_px) ** 2 * 3 / 4 / 1e6
-    if options.rotation is not None:
-        rotation = float(options.rotation)
-    elif rng.random() < lv.upright_share:
-        rotation = float(rng.uniform(-lv.jitter, lv.jitter))
-    else:
-        rotation = float(rng.choice([90, 180, 270]) + rng.uniform(-lv.jitter, lv.jitter))
-    rotation %= 360
+    rotation = _plan_rotation(rng, lv, options)
     tilt = _u(rng, lv.tilt)
     if options.tilt is not None:
         tilt = float(options.tilt)
-    distance = float(np.hypot(*page_mm) * rng.uniform(1.0, 1.6))  # phone wide-angle lens
-    proj = _project(page_mm, rotation, tilt, float(rng.uniform(0, math.pi)), distance)
-    span = proj.max(axis=0) - proj.min(axis=0)
-    # Hold the phone the way the page lies (mostly).
-    landscape = (span[0] > span[1]) == (rng.random() < 0.9)
-    long_side = math.sqrt(mp * 1e6 * 4 / 3)
-    size = (int(long_side), int(long_side * 3 / 4))
-    if not landscape:
-        size = size[::-1]
-    fill = (0.14, 0.25) if options.tiny else lv.fill
-    scale = _u(rng, fill) * min(size[0] / span[0], size[1] / span[1])
-    slack = np.array(size) - span * scale
-    offset = slack * rng.uniform(0.15, 0.85, 2) - proj.min(axis=0) * scale
-    corners = proj * scale + offset
-    edges = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
-    px_per_mm = float((edges[0] + edges[2]) / (2 * page_mm[0]) / 2
-                      + (edges[1] + edges[3]) / (2 * page_mm[1]) / 2)
-
-    cover_px = None
-    if options.cover_mm is not None:
-        h_mat = cv2.getPerspectiveTransform(
-            np.float32([[0, 0], [page_mm[0], 0], page_mm, [0, page_mm[1]]]),
-            corners.astype(np.float32))
-        pt = cv2.perspectiveTransform(np.float32([[options.cover_mm]]), h_mat)[0, 0]
-        cover_px = (float(pt[0]), float(pt[1]), options.cover_radius_mm * px_per_mm)
-
+    size, corners, distance, px_per_mm = _plan_frame(rng, lv, options, page_mm, mp, rotation,
+                                                     tilt)
+    cover_px = _plan_cover(options, page_mm, corners, px_per_mm)
     waves = tuple((float(rng.uniform(0, 0.4) * lv.bend_mm[1] / 4), float(rng.uniform(-3, 3)),
                    float(rng.uniform(-3, 3)), float(rng.uniform(0, 2 * math.pi)))
                   for _ in range(3))
     shadow = _u(rng, lv.shadow) if rng.random() < lv.shadow_share else 0.0
-    # White balance misses along the colour temperature (warm lamp / cool daylight),
-    # less so along green-magenta.
-    temp = rng.uniform(-lv.white_balance, lv.white_balance)
-    tint = rng.uniform(-lv.white_balance, lv.white_balance) / 3
-    wb = (1 - temp, 1 + tint, 1 + temp)
+    wb = _plan_white_balance(rng, lv)
     quality = options.jpeg_quality or int(rng.integers(lv.jpeg[0], lv.jpeg[1] + 1))
     fold = (_u(rng, lv.fold_mm) if rng.random() < lv.fold_share else 0.0,
             int(rng.integers(2)))
-    # The lamp's reflection lands somewhere on the page.
-    g_at = corners.mean(axis=0) + (corners.max(axis=0) - corners.min(axis=0)) * rng.uniform(
-        -0.35, 0.35, 2)
-    glare = (_u(rng, lv.glare) if rng.random() < lv.glare_share else 0.0, float(g_at[0]),
-             float(g_at[1]), float(np.ptp(corners[:, 0]) * rng.uniform(0.12, 0.3)))
+    glare = _plan_glare(rng, lv, corners)
     # A tilted page leaves the depth of field towards its far edge.
     depth = (lv.depth_blur * tilt / 30 * rng.uniform(0.5, 1.0), float(rng.uniform(0, 2 * math.pi)))
     clutter = bool(rng.random() < lv.clutter_share)
-    cast = (0.0,) * 6
-    if lv.cast_share and rng.random() < lv.cast_share:
-        # The shadow's edge crosses the page's middle, where the grid is.
-        at = corners.mean(axis=0) + (corners.max(axis=0) - corners.min(axis=0)) * rng.uniform(
-            -0.25, 0.25, 2)
-        width = 0.0 if rng.random() < 0.5 else _u(rng, (30.0, 120.0)) * px_per_mm
-        cast = (_u(rng, lv.cast), float(at[0]), float(at[1]), float(rng.uniform(0, math.pi)),
-                width, _u(rng, (0.3, 3.0)) * px_per_mm)
+    cast = _plan_cast(rng, lv, corners, px_per_mm)
     gray = bool(lv.gray_share and rng.random() < lv.gray_share)
     return ShotPlan(
         level=options.level, size=size, page_mm=page_mm,
@@ -269,6 +225,84 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
         background=str(rng.choice(BACKGROUNDS)), seed=int(rng.integers(1 << 31)),
         cover_px=cover_px, no_sheet=options.no_sheet, cast=cast, gray=gray,
     )  # fmt: skip
+
+
+def _plan_rotation(rng: np.random.Generator, lv: Level, options: Options) -> float:
+    """The page's rotation in the photo (degrees): mostly upright, else a quarter turn."""
+    if options.rotation is not None:
+        rotation = float(options.rotation)
+    elif rng.random() < lv.upright_share:
+        rotation = float(rng.uniform(-lv.jitter, lv.jitter))
+    else:
+        rotation = float(rng.choice([90, 180, 270]) + rng.uniform(-lv.jitter, lv.jitter))
+    return rotation % 360
+
+
+def _plan_frame(rng: np.random.Generator, lv: Level, options: Options,
+                page_mm: tuple[float, float], mp: float, rotation: float, tilt: float
+                ) -> tuple[tuple[int, int], np.ndarray, float, float]:
+    """Where the page lands in the picture: (picture size px, page corners px (TL, TR,
+    BR, BL), camera distance mm, mean px per mm)."""
+    distance = float(np.hypot(*page_mm) * rng.uniform(1.0, 1.6))  # phone wide-angle lens
+    proj = _project(page_mm, rotation, tilt, float(rng.uniform(0, math.pi)), distance)
+    span = proj.max(axis=0) - proj.min(axis=0)
+    # Hold the phone the way the page lies (mostly).
+    landscape = (span[0] > span[1]) == (rng.random() < 0.9)
+    long_side = math.sqrt(mp * 1e6 * 4 / 3)
+    size = (int(long_side), int(long_side * 3 / 4))
+    if not landscape:
+        size = size[::-1]
+    fill = (0.14, 0.25) if options.tiny else lv.fill
+    scale = _u(rng, fill) * min(size[0] / span[0], size[1] / span[1])
+    slack = np.array(size) - span * scale
+    offset = slack * rng.uniform(0.15, 0.85, 2) - proj.min(axis=0) * scale
+    corners = proj * scale + offset
+    edges = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    px_per_mm = float((edges[0] + edges[2]) / (2 * page_mm[0]) / 2
+                      + (edges[1] + edges[3]) / (2 * page_mm[1]) / 2)
+    return size, corners, distance, px_per_mm
+
+
+def _plan_cover(options: Options, page_mm: tuple[float, float], corners: np.ndarray,
+                px_per_mm: float) -> tuple[float, float, float] | None:
+    """The finger tip over `options.cover_mm` (x, y, radius in px), if one is asked for."""
+    if options.cover_mm is None:
+        return None
+    h_mat = cv2.getPerspectiveTransform(
+        np.float32([[0, 0], [page_mm[0], 0], page_mm, [0, page_mm[1]]]),
+        corners.astype(np.float32))
+    pt = cv2.perspectiveTransform(np.float32([[options.cover_mm]]), h_mat)[0, 0]
+    return (float(pt[0]), float(pt[1]), options.cover_radius_mm * px_per_mm)
+
+
+def _plan_white_balance(rng: np.random.Generator, lv: Level) -> tuple[float, float, float]:
+    """White balance misses along the colour temperature (warm lamp / cool daylight),
+    less so along green-magenta: (blue, green, red) gains."""
+    temp = rng.uniform(-lv.white_balance, lv.white_balance)
+    tint = rng.uniform(-lv.white_balance, lv.white_balance) / 3
+    return (1 - temp, 1 + tint, 1 + temp)
+
+
+def _plan_glare(rng: np.random.Generator, lv: Level, corners: np.ndarray
+                ) -> tuple[float, float, float, float]:
+    """The lamp's reflection, somewhere on the page: strength (0: none), x, y, radius px."""
+    g_at = corners.mean(axis=0) + (corners.max(axis=0) - corners.min(axis=0)) * rng.uniform(
+        -0.35, 0.35, 2)
+    return (_u(rng, lv.glare) if rng.random() < lv.glare_share else 0.0, float(g_at[0]),
+            float(g_at[1]), float(np.ptp(corners[:, 0]) * rng.uniform(0.12, 0.3)))
+
+
+def _plan_cast(rng: np.random.Generator, lv: Level, corners: np.ndarray, px_per_mm: float
+               ) -> tuple[float, ...]:
+    """A hard-edged cast shadow (see ShotPlan.cast), or none."""
+    if not (lv.cast_share and rng.random() < lv.cast_share):
+        return (0.0,) * 6
+    # The shadow's edge crosses the page's middle, where the grid is.
+    at = corners.mean(axis=0) + (corners.max(axis=0) - corners.min(axis=0)) * rng.uniform(
+        -0.25, 0.25, 2)
+    width = 0.0 if rng.random() < 0.5 else _u(rng, (30.0, 120.0)) * px_per_mm
+    return (_u(rng, lv.cast), float(at[0]), float(at[1]), float(rng.uniform(0, math.pi)),
+            width, _u(rng, (0.3, 3.0)) * px_per_mm)
 
 
 def _plan_flatbed(rng: np.random.Generator, page_mm: tuple[float, float], options: Options
