@@ -105,17 +105,48 @@ class Pen:
                 c += n
 
 
-def _draw_static(pen: Pen, layout: Layout, text: SheetText) -> None:
-    c = pen.c
-    t = texts.strings(text.lang)
-    rules = layout.ruleset
+# Where the printed text sits, in mm (baselines are relative to their box's top or
+# bottom edge; font sizes are in pt).
+TITLE_BASELINE_MM = 8.5  # the game's name, below the title box's top
+SUBTITLE_BASELINE_MM = 13.5
+SERIAL_BASELINE_MM = 17.5  # the serial under the subtitle (the QR keeps its quiet zone)
+CORNER_PAD_MM = 1.0  # the corner box's "Name" / "Kolonne" from its left edge
+CORNER_TOP_BASELINE_MM = 4.0  # "Name" below the corner box's top
+HEAD_BASELINE_MM = 1.3  # column heads and "Kolonne" above their box's bottom
+LABEL_PAD_MM = 1.2  # row labels from their box's left and right edges
+TOTAL_BASELINE_MM = 1.3  # "Summe" below its box's middle
+CAP_HALF_MM_PER_PT = 0.127  # half of Helvetica's cap height: centres a line on its box
+DETAIL_RAISE_MM = 0.2  # a two-line label's name sits this far above the box's middle
+DETAIL_LINE_MM = 3.6  # the detail line (values, "serv.") below the name's baseline
+FACE_ROOM_MM = 10.5  # room the face note ("9 | 1") takes from a row label's name
+NAME_PAD_MM = 0.8  # a printed player name from its name box's left edge
+NAME_BASELINE_MM = 2.6  # ...and below the box's top
+LEGEND_BASELINE_MM = 4.0  # the legend's first line below its box's top
+LEGEND_LINE_MM = 3.4  # and each further line
 
-    # Fiducials: vector squares, nothing else printed in their quiet zone.
-    c.setFillColor(BLACK)
+
+def _draw_static(pen: Pen, layout: Layout, text: SheetText) -> None:
+    """Everything every page of the block shares (one PDF form XObject)."""
+    _draw_markers(pen, layout)
+    _draw_grid(pen, layout)
+    pen.c.setFillColor(INK)  # labels in dark ink, all outside the writable boxes
+    _draw_headings(pen, layout, text.lang)
+    _draw_row_labels(pen, layout, text.lang)
+    _draw_names(pen, layout, text)
+    _draw_legend(pen, layout, text)
+
+
+def _draw_markers(pen: Pen, layout: Layout) -> None:
+    """Fiducials: vector squares, nothing else printed in their quiet zone."""
+    pen.c.setFillColor(BLACK)
     for marker in layout.markers:
         pen.bits(marker_bits(marker.id).tolist(), marker.box)
 
-    # Grid in dropout red: a frame around every writable box.
+
+def _draw_grid(pen: Pen, layout: Layout) -> None:
+    """The grid in dropout red: a frame around every writable box, a heavier one around
+    each side's cells."""
+    c = pen.c
     c.setStrokeColor(GRID_RED)
     c.setLineWidth(GRID_PT)
     for item in (*layout.cells, *layout.totals, *layout.names):
@@ -131,56 +162,69 @@ def _draw_static(pen: Pen, layout: Layout, text: SheetText) -> None:
         right = max(b.right for b in boxes) + INSET_MM
         pen.rect(Box(left, top, right - left, rows_bottom - top))
 
-    # Labels in dark ink, all outside the writable boxes.
-    c.setFillColor(INK)
-    title = layout.title
-    pen.text(title.x, title.y + 8.5, texts.title(rules.game), 20, font="Helvetica-Bold",
-             max_w=title.w)
-    sub = texts.subtitle(layout, text.lang)
-    pen.text(title.x, title.y + 13.5, sub, 7.5, max_w=title.w)
 
+def _draw_headings(pen: Pen, layout: Layout, lang: str) -> None:
+    """Title and subtitle, the corner box's words and the column heads."""
+    t = texts.strings(lang)
+    rules = layout.ruleset
+    title = layout.title
+    pen.text(title.x, title.y + TITLE_BASELINE_MM, texts.title(rules.game), 20,
+             font="Helvetica-Bold", max_w=title.w)
+    pen.text(title.x, title.y + SUBTITLE_BASELINE_MM, texts.subtitle(layout, lang), 7.5,
+             max_w=title.w)
     corner = layout.corner
-    pen.text(corner.x + 1, corner.y + 4, t["names"] if layout.spec.pairs else t["name"], 7,
-             font="Helvetica-Oblique")
+    pen.text(corner.x + CORNER_PAD_MM, corner.y + CORNER_TOP_BASELINE_MM,
+             t["names"] if layout.spec.pairs else t["name"], 7, font="Helvetica-Oblique")
     if rules.columns > 1:
-        pen.text(corner.x + 1, corner.bottom - 1.3, t["column"], 7, font="Helvetica-Oblique")
+        pen.text(corner.x + CORNER_PAD_MM, corner.bottom - HEAD_BASELINE_MM, t["column"], 7,
+                 font="Helvetica-Oblique")
     heads = texts.column_heads(rules.columns)
     for _, column, box in layout.column_heads:
         if heads[column]:
-            pen.text(box.centre[0], box.bottom - 1.3, heads[column], 8, font="Helvetica-Bold",
-                     align="centre")
+            pen.text(box.centre[0], box.bottom - HEAD_BASELINE_MM, heads[column], 8,
+                     font="Helvetica-Bold", align="centre")
 
+
+def _draw_row_labels(pen: Pen, layout: Layout, lang: str) -> None:
+    """Each row's name (with its face note and detail line) and "Summe"."""
+    rules = layout.ruleset
     for row_id, box in layout.row_labels:
-        name, detail, face = texts.row_label(rules, row_id, text.lang)
+        name, detail, face = texts.row_label(rules, row_id, lang)
         size = min(10.0, box.h * 0.95)
         if row_id == TOTAL_ROW:
-            pen.text(box.x + 1.2, box.centre[1] + 1.3, name, 9.5, font="Helvetica-Bold",
-                     max_w=box.w - 2.4)
+            pen.text(box.x + LABEL_PAD_MM, box.centre[1] + TOTAL_BASELINE_MM, name, 9.5,
+                     font="Helvetica-Bold", max_w=box.w - 2 * LABEL_PAD_MM)
             continue
         # One line centred, or name above a smaller detail line (values, "serv.").
-        base = box.centre[1] + (size * 0.127 if not detail else -0.2)  # cap height / 2
-        pen.text(box.x + 1.2, base, name, size, font="Helvetica-Bold",
-                 max_w=box.w - (10.5 if face else 2.4))
+        base = box.centre[1] + (size * CAP_HALF_MM_PER_PT if not detail else -DETAIL_RAISE_MM)
+        pen.text(box.x + LABEL_PAD_MM, base, name, size, font="Helvetica-Bold",
+                 max_w=box.w - (FACE_ROOM_MM if face else 2 * LABEL_PAD_MM))
         if face:
-            pen.text(box.right - 1.2, base, face, size, align="right")
+            pen.text(box.right - LABEL_PAD_MM, base, face, size, align="right")
         if detail:
-            c.setFillColor(MUTED)
-            pen.text(box.x + 1.2, base + 3.6, detail, 7.5, max_w=box.w - 2.4)
-            c.setFillColor(INK)
+            pen.c.setFillColor(MUTED)
+            pen.text(box.x + LABEL_PAD_MM, base + DETAIL_LINE_MM, detail, 7.5,
+                     max_w=box.w - 2 * LABEL_PAD_MM)
+            pen.c.setFillColor(INK)
 
-    # Names: small, top-left inside the name box (the scanner never reads name boxes).
+
+def _draw_names(pen: Pen, layout: Layout, text: SheetText) -> None:
+    """Names: small, top-left inside the name box (the scanner never reads name boxes)."""
     members_per_side = 2 if layout.spec.pairs else 1
     for i, (side, box) in enumerate(layout.names):
         members = text.names[side] if side < len(text.names) else ()
         member = i % members_per_side
         if member < len(members) and members[member]:
-            pen.text(box.x + 0.8, box.y + 2.6, members[member], 7, max_w=box.w - 1.6)
+            pen.text(box.x + NAME_PAD_MM, box.y + NAME_BASELINE_MM, members[member], 7,
+                     max_w=box.w - 2 * NAME_PAD_MM)
 
+
+def _draw_legend(pen: Pen, layout: Layout, text: SheetText) -> None:
     legend = layout.legend
-    c.setFillColor(MUTED)
-    for k, line in enumerate(texts.legend(rules, text.lang, text.house)):
-        pen.text(legend.centre[0], legend.y + 4 + k * 3.4, line, 7, align="centre",
-                 max_w=legend.w)
+    pen.c.setFillColor(MUTED)
+    for k, line in enumerate(texts.legend(layout.ruleset, text.lang, text.house)):
+        pen.text(legend.centre[0], legend.y + LEGEND_BASELINE_MM + k * LEGEND_LINE_MM, line, 7,
+                 align="centre", max_w=legend.w)
 
 
 def _draw_page_part(pen: Pen, layout: Layout, serial: str, lang: str) -> None:
@@ -188,8 +232,9 @@ def _draw_page_part(pen: Pen, layout: Layout, serial: str, lang: str) -> None:
     pen.c.setFillColor(BLACK)
     pen.bits(qr_modules(encode_code(layout.spec, serial)), layout.qr)
     pen.c.setFillColor(MUTED)
-    title = layout.title  # serial under the subtitle: the QR keeps its white quiet zone
-    pen.text(title.x, title.y + 17.5, f"{texts.strings(lang)['serial']} {serial}", 7)
+    title = layout.title
+    pen.text(title.x, title.y + SERIAL_BASELINE_MM, f"{texts.strings(lang)['serial']} {serial}",
+             7)
 
 
 def page_geometry(layout: Layout, two_up: bool = False,
