@@ -73,7 +73,7 @@ def sheet(i: int) -> dict:
         {"name": "Cora", "columns": [{"nines": 2}, {}, {"aces": 18}]}]}
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=20, help="photos sent at once (20)")
     parser.add_argument("--saves", type=int, default=200, help="ledger saves (200)")
@@ -85,7 +85,50 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("keep it bounded: --uploads 0-200, --saves 0-5000, --save-clients 1-64")
     if args.uploads and not PHOTOS:
         parser.error("no sample photos in samples/photos/")
+    return args
 
+
+def _wait_for(server: subprocess.Popen[str], client: httpx.Client) -> bool:
+    """True once the server answers; False if it exits or does not start in time."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        try:
+            client.get("/api/rules")
+            return True
+        except httpx.TransportError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                print("escalero serve did not start:", server.stderr.read()
+                      if server.stderr else "", file=sys.stderr)
+                return False
+            time.sleep(0.2)
+
+
+def _uploads(client: httpx.Client, count: int) -> None:
+    photos = [PHOTOS[i % len(PHOTOS)].read_bytes() for i in range(count)]
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(count) as pool:
+        uploads = list(pool.map(lambda p: timed(lambda: client.post(
+            "/api/scan", content=p, headers={"Content-Type": "image/jpeg"})), photos))
+    wall = time.perf_counter() - t0
+    # 422: a sample the scanner refuses (e.g. the blurred one) is an answer.
+    report(f"uploads ({count} at once, {wall:.1f} s in all)", uploads, {200, 422})
+
+
+def _saves(client: httpx.Client, count: int, clients: int) -> None:
+    def save(i: int) -> tuple[float, int | str]:
+        return timed(lambda: client.post(
+            "/api/ledger", content=json.dumps({"sheet": sheet(i), "stake": "0.50"}),
+            headers={"Content-Type": "application/json"}))
+
+    with ThreadPoolExecutor(clients) as pool:
+        saves = list(pool.map(save, range(count)))
+    report(f"ledger saves ({clients} clients)", saves, {201})
+    games = len(client.get("/api/ledger").json()["games"])
+    print(f"ledger: {games} games stored (expected {count})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
     port = free_port()
     base = f"http://{HOST}:{port}"
     with tempfile.TemporaryDirectory() as d:
@@ -96,43 +139,14 @@ def main(argv: list[str] | None = None) -> int:
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             with httpx.Client(base_url=base, timeout=REQUEST_TIMEOUT) as client:
-                deadline = time.monotonic() + START_TIMEOUT
-                while True:
-                    try:
-                        client.get("/api/rules")
-                        break
-                    except httpx.TransportError:
-                        if server.poll() is not None or time.monotonic() > deadline:
-                            print("escalero serve did not start:", server.stderr.read()
-                                  if server.stderr else "", file=sys.stderr)
-                            return 1
-                        time.sleep(0.2)
+                if not _wait_for(server, client):
+                    return 1
                 print(f"server: escalero serve on {base}, pid {server.pid}, "
                       f"{os.cpu_count()} CPUs; idle RSS {peak_rss_mb(server.pid):.0f} MB")
-
                 if args.uploads:
-                    photos = [PHOTOS[i % len(PHOTOS)].read_bytes() for i in range(args.uploads)]
-                    t0 = time.perf_counter()
-                    with ThreadPoolExecutor(args.uploads) as pool:
-                        uploads = list(pool.map(lambda p: timed(lambda: client.post(
-                            "/api/scan", content=p, headers={"Content-Type": "image/jpeg"})),
-                            photos))
-                    wall = time.perf_counter() - t0
-                    # 422: a sample the scanner refuses (e.g. the blurred one) is an answer.
-                    report(f"uploads ({args.uploads} at once, {wall:.1f} s in all)", uploads,
-                           {200, 422})
+                    _uploads(client, args.uploads)
                 if args.saves:
-                    def save(i: int) -> tuple[float, int | str]:
-                        return timed(lambda: client.post(
-                            "/api/ledger", content=json.dumps({"sheet": sheet(i),
-                                                               "stake": "0.50"}),
-                            headers={"Content-Type": "application/json"}))
-
-                    with ThreadPoolExecutor(args.save_clients) as pool:
-                        saves = list(pool.map(save, range(args.saves)))
-                    report(f"ledger saves ({args.save_clients} clients)", saves, {201})
-                    games = len(client.get("/api/ledger").json()["games"])
-                    print(f"ledger: {games} games stored (expected {args.saves})")
+                    _saves(client, args.saves, args.save_clients)
                 print(f"server peak RSS: {peak_rss_mb(server.pid):.0f} MB")
         finally:
             server.terminate()
