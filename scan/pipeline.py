@@ -174,14 +174,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     """scan_photo on an already decoded BGR image."""
     timer = timer or _Timer()
     found = timer.found
-    with timer.stage("markers"):
-        markers = found["markers"] = locate.find_markers(image)
-    with timer.stage("qr"):
-        qr = found["qr"] = locate.read_qr(image, markers, page_frames())
-    outline = None
-    if len(markers) < 3:
-        with timer.stage("outline"):
-            outline = found["outline"] = locate.find_outline(image)
+    markers, qr, outline = _locate(image, timer)
     timer.current = "layout"
     if qr is None:
         _check_without_code(image, markers, outline)
@@ -202,39 +195,18 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         rect: Rectified = rectify(image, placement.homography, geom)
         found["rectified"] = rect.image
     with timer.stage("grid"):
-        try:
-            # A layout read from the code is certain: placement degrades instead of refusing.
-            snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom,
-                                                          strict=source != "qr")
-        except UnreadableSheetError:
-            if source == "grid":  # the guessed layout failed grid.py's own check
-                raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None
-            raise
+        snapped = _snap(rect.image, geom, source)
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect.image, snapped, geom)
     with timer.stage("read"):
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
         readings = read_cells(reader, crops, options.adapt)
     with timer.stage("assemble"):
-        results = cells_mod.to_results(snapped, readings)
-        results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
-        results = cells_mod.flag_hidden_digits(results, crops)
-        results = flag_unplaced(results, snapped)
-        raw = results
-        results = cells_mod.check_totals(results)
-        results = flag_unplaced(results, snapped)
-        sheet_json = build_sheet_json(geom, results)
-        sheet = Sheet.from_json(sheet_json)
-        if options.house is not None and sheet.house is not None:
-            sheet = replace(sheet, house_rules=options.house.apply(sheet.house,
-                                                                    sheet.ruleset.columns))
-            sheet_json = {**sheet_json, "house_rules": sheet.house_rules.to_json()}
-        report = settle_report(sheet, options.stake, options.currency, options.lang)
+        raw = _flagged(snapped, readings, crops, rect)
+        results = flag_unplaced(cells_mod.check_totals(raw), snapped)
+        sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
-        cal = _certain_error(reader)
-        doubted = {(c.side, c.column, c.row) for c, r in zip(raw, readings, strict=True)
-                   if r.certain and not c.certain}
-        beliefs = payout.beliefs(raw, doubted, *cal)
+        beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader))
         certainty = payout.assess(sheet, results, beliefs)
         report["settlement"].update(certain=certainty.certain,
                                     confidence=round(certainty.confidence, 6))
@@ -246,6 +218,63 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
                       blur_mm=rect.blur_mm, warnings=warnings, certainty=certainty,
                       readings=tuple(payout.readings_json(beliefs)))
+
+
+def _locate(image: np.ndarray, timer: _Timer
+            ) -> tuple[tuple[locate.MarkerHit, ...], locate.QrHit | None, np.ndarray | None]:
+    """The corner marks, the QR code and (with fewer than three marks) the paper's
+    outline, each a timed stage."""
+    found = timer.found
+    with timer.stage("markers"):
+        markers = found["markers"] = locate.find_markers(image)
+    with timer.stage("qr"):
+        qr = found["qr"] = locate.read_qr(image, markers, page_frames())
+    outline = None
+    if len(markers) < 3:
+        with timer.stage("outline"):
+            outline = found["outline"] = locate.find_outline(image)
+    return markers, qr, outline
+
+
+def _snap(page: np.ndarray, geom: SheetGeometry, source: str) -> tuple[SnappedSlot, ...]:
+    """Each cell onto its printed grid lines."""
+    try:
+        # A layout read from the code is certain: placement degrades instead of refusing.
+        return snap_slots(page, geom, strict=source != "qr")
+    except UnreadableSheetError:
+        if source == "grid":  # the guessed layout failed grid.py's own check
+            raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None
+        raise
+
+
+def _flagged(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequence[Any],
+             rect: Rectified) -> list[cells_mod.CellResult]:
+    """The readings as cell results, unsure where the photo says so (cells shown too
+    small, a digit hidden before a zero, a cell not placed on its grid lines)."""
+    results = cells_mod.to_results(snapped, readings)
+    results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
+    results = cells_mod.flag_hidden_digits(results, crops)
+    return flag_unplaced(results, snapped)
+
+
+def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],
+             options: ScanOptions) -> tuple[Sheet, dict[str, Any], dict[str, Any]]:
+    """(sheet, sheet JSON, settle_report) of the read cells, with the table's terms."""
+    sheet_json = build_sheet_json(geom, results)
+    sheet = Sheet.from_json(sheet_json)
+    if options.house is not None and sheet.house is not None:
+        sheet = replace(sheet, house_rules=options.house.apply(sheet.house,
+                                                                sheet.ruleset.columns))
+        sheet_json = {**sheet_json, "house_rules": sheet.house_rules.to_json()}
+    return sheet, sheet_json, settle_report(sheet, options.stake, options.currency,
+                                            options.lang)
+
+
+def _doubted(raw: Sequence[cells_mod.CellResult], readings: Sequence[Any]
+             ) -> set[tuple[int, int, str]]:
+    """Cells the recognizer was sure of that the checks made unsure."""
+    return {(c.side, c.column, c.row) for c, r in zip(raw, readings, strict=True)
+            if r.certain and not c.certain}
 
 
 def read_cells(reader: Any, crops: Sequence[Any], adapt: bool) -> list[Any]:
