@@ -311,6 +311,36 @@ def _place(spec: LayoutSpec, rules: Ruleset, width: float, height: float,
     y_rows = y_head + COLHEAD_H_MM
     y_sum = y_rows + len(rules.rows) * pitch_h + SUM_GAP_MM
 
+    cells, totals, names, heads = _grid_boxes(spec, rules, x0, top, (y_head, y_rows, y_sum),
+                                              (pitch_w, pitch_h))
+
+    # The legend follows the grid when there is room, else it sits between the lower markers.
+    grid_bottom = y_sum + pitch_h
+    if bottom - grid_bottom >= LEGEND_H_MM + BAND_GAP_MM:
+        legend = Box(x0, grid_bottom + BAND_GAP_MM, grid_w, LEGEND_H_MM)
+    else:
+        legend = footer
+    return Layout(
+        spec=spec, ruleset=rules, width=width, height=height, orientation=orientation,
+        markers=markers, qr=qr, title=title, legend=legend,
+        cells=tuple(cells), totals=tuple(totals), names=tuple(names),
+        row_labels=_row_labels(rules, x0, y_rows, y_sum, pitch_h), column_heads=tuple(heads),
+        corner=Box(x0, top, LABEL_W_MM, name_h + COLHEAD_H_MM),
+        pitch=(pitch_w, pitch_h),
+    )
+
+
+def _grid_boxes(spec: LayoutSpec, rules: Ruleset, x0: float, top: float,
+                rows_y: tuple[float, float, float], pitch: tuple[float, float]
+                ) -> tuple[list[CellBox], list[Total], list[NameBox],
+                           list[tuple[int, int, Box]]]:
+    """Each side's name boxes, column heads, cells and written totals: the grid whose
+    label column starts at x0, name boxes at `top`, and whose column heads, first row and
+    Summe row start at `rows_y`, every cell `pitch` (w, h) apart."""
+    y_head, y_rows, y_sum = rows_y
+    pitch_w, pitch_h = pitch
+    name_h = 2 * PAIR_NAME_H_MM if spec.pairs else NAME_H_MM
+
     def col_x(side: int, column: int) -> float:
         return x0 + LABEL_W_MM + side * SIDE_GAP_MM + (side * rules.columns + column) * pitch_w
 
@@ -328,28 +358,19 @@ def _place(spec: LayoutSpec, rules: Ruleset, width: float, height: float,
             cx = col_x(side, column)
             heads.append((side, column, Box(cx, y_head, pitch_w, COLHEAD_H_MM)))
             for i, row in enumerate(rules.rows):
-                pitch = Box(cx, y_rows + i * pitch_h, pitch_w, pitch_h)
-                cells.append(CellBox(side, column, row.id, pitch.grow(-INSET_MM)))
+                pitch_box = Box(cx, y_rows + i * pitch_h, pitch_w, pitch_h)
+                cells.append(CellBox(side, column, row.id, pitch_box.grow(-INSET_MM)))
             totals.append(Total(side, column, Box(cx, y_sum, pitch_w, pitch_h).grow(-INSET_MM)))
+    return cells, totals, names, heads
 
-    # The legend follows the grid when there is room, else it sits between the lower markers.
-    grid_bottom = y_sum + pitch_h
-    if bottom - grid_bottom >= LEGEND_H_MM + BAND_GAP_MM:
-        legend = Box(x0, grid_bottom + BAND_GAP_MM, grid_w, LEGEND_H_MM)
-    else:
-        legend = footer
-    row_labels = tuple(
+
+def _row_labels(rules: Ruleset, x0: float, y_rows: float, y_sum: float, pitch_h: float
+                ) -> tuple[tuple[str, Box], ...]:
+    """(row id, label box) of every row, then of the Summe row (TOTAL_ROW)."""
+    return tuple(
         (row.id, Box(x0, y_rows + i * pitch_h, LABEL_W_MM, pitch_h))
         for i, row in enumerate(rules.rows)
     ) + ((TOTAL_ROW, Box(x0, y_sum, LABEL_W_MM, pitch_h)),)
-    return Layout(
-        spec=spec, ruleset=rules, width=width, height=height, orientation=orientation,
-        markers=markers, qr=qr, title=title, legend=legend,
-        cells=tuple(cells), totals=tuple(totals), names=tuple(names),
-        row_labels=row_labels, column_heads=tuple(heads),
-        corner=Box(x0, top, LABEL_W_MM, name_h + COLHEAD_H_MM),
-        pitch=(pitch_w, pitch_h),
-    )
 
 
 # --- the QR payload -------------------------------------------------------------------
