@@ -224,7 +224,7 @@ def recalibrate(args: argparse.Namespace) -> None:
     print(json.dumps(calib, indent=1))
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--train", type=int, default=50000, help="synthetic training cells")
     ap.add_argument("--calib", type=int, default=16000,
@@ -255,16 +255,11 @@ def main() -> None:
                     help="only refit calibration of OUT/digits.onnx (no torch needed)")
     ap.add_argument("--members", type=Path, nargs="+",
                     help="with --recalibrate: read these networks together (mean logits)")
-    args = ap.parse_args()
-    if args.quick:
-        args.train, args.calib, args.epochs = 3000, 500, 1
-    if args.recalibrate:
-        recalibrate(args)
-        return
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    t0 = time.time()
+    return ap
 
+
+def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
+    """The synthetic training cells and their targets (cached in --cache)."""
     key = f"{args.train}-{args.seed}-{args.spill}-{args.faint}" + (
         "" if args.source == "mnist" else f"-{args.source}")
     if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
@@ -276,11 +271,12 @@ def main() -> None:
                                  faint=args.faint)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
-    print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
+    return x, t
 
-    model = CellNet()
-    if args.init:
-        model.load_state_dict(torch.load(args.init))
+
+def _train(model: CellNet, x: np.ndarray, t: np.ndarray, args: argparse.Namespace,
+           t0: float) -> tuple[int, int]:
+    """Train in place (AdamW, warm-up then cosine); returns (epochs, steps) run."""
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch, max_lr = 128, args.lr
     steps = args.epochs * (len(x) // batch)
@@ -317,13 +313,12 @@ def main() -> None:
         epoch += 1
         print(f"epoch {epoch} ({step} steps) loss {total / max(n, 1):.4f} "
               f"({time.time() - t0:.0f} s)", flush=True)
+    return epoch, step
 
-    xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
-                          workers=args.threads, spill=args.spill / 2, source=args.calib_source,
-                          faint=args.faint / 2)
-    calib = fit_calibration(predict(model, xc), ec, ac, args.target, args.target_total)
-    print("calibration:", json.dumps(calib), flush=True)
 
+def _export(model: CellNet, xc: np.ndarray, args: argparse.Namespace) -> Path:
+    """OUT/digits.onnx (with the features output) and a warm-start state dict; checks
+    that cv2.dnn reads the export as torch does."""
     args.out.mkdir(parents=True, exist_ok=True)
     torch.save(model.state_dict(), args.cache.with_suffix(".pt"))  # for a warm start
     onnx_path = args.out / "digits.onnx"
@@ -339,6 +334,32 @@ def main() -> None:
     net.setInput(xc[:16, None])
     diff = float(np.abs(net.forward().reshape(16, N_OUT) - predict(model, xc[:16])).max())
     print(f"cv2.dnn vs torch max difference {diff:.2e}")
+    return onnx_path
+
+
+def main() -> None:
+    args = _parser().parse_args()
+    if args.quick:
+        args.train, args.calib, args.epochs = 3000, 500, 1
+    if args.recalibrate:
+        recalibrate(args)
+        return
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    t0 = time.time()
+    x, t = _training_set(args)
+    print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
+    model = CellNet()
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
+    epoch, step = _train(model, x, t, args, t0)
+
+    xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
+                          workers=args.threads, spill=args.spill / 2, source=args.calib_source,
+                          faint=args.faint / 2)
+    calib = fit_calibration(predict(model, xc), ec, ac, args.target, args.target_total)
+    print("calibration:", json.dumps(calib), flush=True)
+    onnx_path = _export(model, xc, args)
     meta = {**calib, "calib_seed": args.seed + 1000, "calib_source": args.calib_source,
             "input": [INPUT_H, INPUT_W], "train_cells": int(len(x)), "source": args.source,
             "epochs": epoch, "steps": step, "seed": args.seed,
