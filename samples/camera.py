@@ -217,7 +217,7 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
               float(rng.uniform(0, 2 * math.pi))),
         fold=fold, waves=waves,
         light=(_u(rng, lv.light_min), _u(rng, lv.vignette), shadow),
-        white_balance=wb,  # type: ignore[arg-type]
+        white_balance=wb,
         focus_px=_u(rng, lv.focus_mm) * px_per_mm, depth_blur=depth, glare=glare,
         clutter=clutter,
         motion=(_u(rng, lv.motion_mm) * px_per_mm, float(rng.uniform(0, 180))),
@@ -269,9 +269,9 @@ def _plan_cover(options: Options, page_mm: tuple[float, float], corners: np.ndar
     if options.cover_mm is None:
         return None
     h_mat = cv2.getPerspectiveTransform(
-        np.float32([[0, 0], [page_mm[0], 0], page_mm, [0, page_mm[1]]]),
+        np.array([[0, 0], [page_mm[0], 0], page_mm, [0, page_mm[1]]], np.float32),
         corners.astype(np.float32))
-    pt = cv2.perspectiveTransform(np.float32([[options.cover_mm]]), h_mat)[0, 0]
+    pt = cv2.perspectiveTransform(np.array([[options.cover_mm]], np.float32), h_mat)[0, 0]
     return (float(pt[0]), float(pt[1]), options.cover_radius_mm * px_per_mm)
 
 
@@ -386,7 +386,7 @@ def _wood(rng: np.random.Generator, shape: tuple[int, int], dark: bool) -> np.nd
     img = (lo + (hi - lo) * t[:, :, None]) * tone[:, :, None]
     img[seam] *= 0.55
     m = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(0, 180)), 1.0)
-    m[:, 2] -= ((side - lw) / 2, (side - lh) / 2)
+    m[:, 2] -= ((side - lw) / 2, (side - lh) / 2)  # type: ignore[arg-type]  # numpy stubs
     return cv2.warpAffine(img, m, (lw, lh), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REFLECT)
 
@@ -455,11 +455,11 @@ def _sampling_maps(plan: ShotPlan, page_px: tuple[int, int]) -> tuple[np.ndarray
     qx, qy = np.meshgrid(np.arange(gw, dtype=np.float64) * MAP_STEP,
                          np.arange(gh, dtype=np.float64) * MAP_STEP)
     pw, ph = plan.page_mm
-    corners = np.float64(plan.corners)
+    corners = np.array(plan.corners, np.float64)
     to_photo = cv2.getPerspectiveTransform(
-        np.float32([[0, 0], [pw, 0], [pw, ph], [0, ph]]), corners.astype(np.float32))
+        np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32), corners.astype(np.float32))
     to_page = np.linalg.inv(to_photo)
-    centre = cv2.perspectiveTransform(np.float64([[[pw / 2, ph / 2]]]), to_photo)[0, 0]
+    centre = cv2.perspectiveTransform(np.array([[[pw / 2, ph / 2]]], np.float64), to_photo)[0, 0]
 
     def inv(px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d = to_page[2, 0] * px + to_page[2, 1] * py + to_page[2, 2]
@@ -602,7 +602,7 @@ def _die(img: np.ndarray, centre: tuple[float, float], size: float, angle: float
     cv2.rectangle(local, (c - half, c - half), (c + half, c + half), 255, -1)
     # Rounded corners: blur the square and cut it again.
     local = (cv2.GaussianBlur(local, (0, 0), size * 0.1) > 128).astype(np.uint8) * 255
-    face = np.zeros((n, n), np.uint8)
+    face: np.ndarray = np.zeros((n, n), np.uint8)
     if rng.random() < 0.5:  # ordinary die: pips
         grid = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
                 4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
@@ -639,7 +639,7 @@ def _die(img: np.ndarray, centre: tuple[float, float], size: float, angle: float
 
 def _clutter(img: np.ndarray, plan: ShotPlan, rng: np.random.Generator) -> None:
     """Dice and a pen on the table, never on the sheet (its markers stay visible)."""
-    corners = np.float32(plan.corners)
+    corners = np.array(plan.corners, np.float32)
     w, h = plan.size
     size = 16 * plan.px_per_mm * rng.uniform(0.9, 1.2)  # poker dice are about 16 mm
     placed = 0
@@ -731,7 +731,7 @@ def _paper(page_bgr: np.ndarray, plan: ShotPlan, rng: np.random.Generator
     q = 4
     small = cv2.resize(alpha, (w // q, h // q), interpolation=cv2.INTER_AREA)
     off = plan.px_per_mm * rng.uniform(0.5, 2.0) / q
-    m = np.float32([[1, 0, off * rng.uniform(-1, 1)], [0, 1, off]])
+    m = np.array([[1, 0, off * rng.uniform(-1, 1)], [0, 1, off]], np.float32)
     cast = cv2.GaussianBlur(cv2.warpAffine(small, m, small.shape[::-1]), (0, 0), max(1.0, off * 2))
     cast = cv2.resize(cast, (w, h), interpolation=cv2.INTER_LINEAR)
     return colour, alpha, shade, cast
@@ -760,10 +760,11 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
     if plan.cover_px is not None:
         _finger(img, plan, rng)
     # White balance and auto exposure (paper near the top of the range) in one multiply.
-    wb = np.float32(plan.white_balance)
+    wb = np.array(plan.white_balance, np.float32)
     bright = float(np.percentile((img[::16, ::16] * wb).max(axis=2), 98))
     gains = wb * np.float32(rng.uniform(225, 250) / max(bright, 1.0))
-    img = cv2.multiply(img, (float(gains[0]), float(gains[1]), float(gains[2]), 0.0))
+    scalar = (float(gains[0]), float(gains[1]), float(gains[2]), 0.0)
+    img = cv2.multiply(img, scalar)  # type: ignore[call-overload]  # (stubs: arrays only)
     if plan.glare[0]:
         img = _glare(img, plan)
     # Lens: focus blur (more towards the far edge), then the shake of the hand.
@@ -774,7 +775,8 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
         img = cv2.filter2D(img, -1, _motion_kernel(*plan.motion))
     # Sensor: shot noise grows with the signal; chroma noise is coarser than luma noise.
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    amp = cv2.sqrt(cv2.max(grey, 0.0) * np.float32(1 / 128) + np.float32(0.1))
+    amp = cv2.sqrt(cv2.max(grey, 0.0)  # type: ignore[call-overload]  # (a Scalar, as above)
+                   * np.float32(1 / 128) + np.float32(0.1))
     # (numpy's generator, not cv2.randn: cv2's global RNG would break reproducibility)
     luma = rng.standard_normal((h, w), dtype=np.float32)
     luma *= amp * np.float32(plan.noise)

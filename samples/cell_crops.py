@@ -168,11 +168,13 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     if sigma > 0.3:
         small = cv2.GaussianBlur(small, (0, 0), sigma)
     cv2.setRNGSeed(int(rng.integers(1 << 30)))  # cv2.randn is fast; keep it reproducible
-    noise = cv2.randn(np.empty(small.shape, np.float32), 0.0, rng.uniform(1, 12 if harsh else 5))
+    noise = cv2.randn(np.empty(small.shape, np.float32), 0.0,  # type: ignore[call-overload]
+                      rng.uniform(1, 12 if harsh else 5))  # (cv2 stubs: no Scalar)
     small = np.clip(small + noise, 0, 255).astype(np.uint8)
     quality = int(rng.integers(25, 80) if harsh else rng.integers(45, 95))
     ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    small = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else small
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    small = decoded if decoded is not None else small
 
     # The rectification back to 10 px/mm, a little off in position, scale and angle.
     shift = 10.0 if harsh else 5.0

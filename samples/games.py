@@ -78,7 +78,7 @@ def _straights(rules: Ruleset) -> tuple[frozenset[int], ...]:
 
 
 def _par(row: Row, kind: str) -> float:
-    if kind == "count":
+    if row.face_value is not None:  # kind "count"
         return _PAR["count"] * row.face_value
     return _PAR[kind] * (row.unserved[0] if row.unserved else row.allowed[0])
 
@@ -123,7 +123,7 @@ def _play_turn(player: _Player, rng: np.random.Generator) -> tuple[float, int, s
     """Roll up to three times; return (desirability, column, row id, value or "x")."""
     free = player.free()
     free_kinds = {_kind(r) for _, r in free}
-    free_faces = {r.face_value - 1 for _, r in free if r.is_counting_row}
+    free_faces = {r.face_value - 1 for _, r in free if r.face_value is not None}
     rules = player.rules
     dice = [int(d) for d in rng.integers(0, 6, 5)]
     served = False

@@ -145,14 +145,14 @@ def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int |
             for d in range(10)
         )
     pen, ink, opacity = pens[int(rng.integers(len(pens)))]
-    ink = tuple(int(np.clip(c + rng.normal(0, 10), 0, 255)) for c in ink)
+    b, g, r = (int(np.clip(c + rng.normal(0, 10), 0, 255)) for c in ink)
     strike = str(rng.choice(STRIKES, p=(0.35, 0.25, 0.1, 0.15, 0.15)))
     return Writer(
         id=int(writer_id if writer_id is not None else rng.integers(1 << 31)),
         split=split,
         glyphs=glyphs,
         pen=pen,
-        ink_bgr=ink,  # type: ignore[arg-type]
+        ink_bgr=(b, g, r),
         opacity=opacity,
         # Stroke glyphs carry their own pen width: re-threshold them near neutral (0.5).
         stroke=float(rng.uniform(0.55, 1.35) if source == "mnist" else rng.uniform(0.85, 1.15)),
@@ -213,7 +213,7 @@ def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generato
     if abs(slant) > 1e-3:
         ch_, cw_ = canvas.shape
         extra = int(math.ceil(abs(slant) * ch_))
-        m = np.float32([[1, -slant, slant * ch_ if slant > 0 else 0], [0, 1, 0]])
+        m = np.array([[1, -slant, slant * ch_ if slant > 0 else 0], [0, 1, 0]], np.float32)
         canvas = cv2.warpAffine(canvas, m, (cw_ + extra, ch_), flags=cv2.INTER_LINEAR)
     return _ink_ramp(canvas, writer.stroke * rng.uniform(0.9, 1.1))
 

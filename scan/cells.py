@@ -113,7 +113,7 @@ def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[
     out = []
     for s, r in zip(snapped, readings, strict=True):
         value = _as_value(r.kind, r.value)
-        alts = []
+        alts: list[tuple[CellValue, float]] = []
         for a in r.alternatives or ():
             av = _alternative(a)
             if av[0] != value and all(av[0] != b[0] for b in alts):
@@ -182,7 +182,7 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
                 best = known + sum(out[i].points for i in unsure)
                 out = _distrust_column(out, [i for i in cells if i not in unsure], ti, best)
             else:
-                out = _flag_disagreement(out, cells, ti, known, int(total.value))  # type: ignore[arg-type]
+                out = _flag_disagreement(out, cells, ti, known, int(total.value))
     return out
 
 
@@ -204,8 +204,8 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     top = known + sum(max((cell_points(v) for v, _ in o), default=0) for o in options)
     size = max([top, *(v for v, _ in t_opts)]) + 1
     p_total = np.zeros(size)  # the total's reading probability of each number
-    for v, p in t_opts:
-        p_total[v] += p
+    for tv, tp in t_opts:
+        p_total[tv] += tp
     # Likelihood of the written total given the column's true sum s (a sum nobody's total
     # reading lists still fits "a wrong total" at WRONG_TOTAL_SHARE).
     fit = _agreement(p_total)

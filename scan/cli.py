@@ -9,13 +9,17 @@ import sys
 from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from escalero.scoring.cli import add_house_options, house_override
 from escalero.scoring.errors import EscaleroError, ExitCode, UsageError, internal_error
 from escalero.scoring.model import TOTAL_ROW, column_name
 from escalero.scoring.money import check_currency, parse_stake
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+
+if TYPE_CHECKING:
+    from escalero.scan.pipeline import ScanOptions
+    from escalero.sheets.layout import LayoutSpec
 
 CELL_W = 6
 
@@ -53,7 +57,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_scan)
 
 
-def _layout_hint(args: argparse.Namespace) -> Any:
+def _layout_hint(args: argparse.Namespace) -> LayoutSpec | None:
     """The LayoutSpec the options describe (as `escalero sheet` plans it), or None."""
     if args.game is None and args.players is None and not args.variant and not args.pairs \
             and args.paper is None:
@@ -65,7 +69,7 @@ def _layout_hint(args: argparse.Namespace) -> Any:
                       args.paper or "a4").spec
 
 
-def _options(args: argparse.Namespace) -> Any:
+def _options(args: argparse.Namespace) -> ScanOptions:
     """ScanOptions from the command line, every option checked before any photo is read."""
     from escalero.scan.pipeline import ScanOptions
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import Ruleset, get_ruleset
+
+if TYPE_CHECKING:  # sheets.layout loads when a geometry is first built
+    from escalero.sheets.layout import Layout, LayoutSpec
 
 Box = tuple[float, float, float, float]  # x_mm, y_mm, w_mm, h_mm (writable interior)
 
@@ -94,7 +97,7 @@ def default_side_names(n_sides: int, pairs: bool, lang: str = "de"
     return tuple((f"{word} {i + 1}",) for i in range(n_sides))
 
 
-def from_layout(layout: Any, serial: str | None = None) -> SheetGeometry:
+def from_layout(layout: Layout, serial: str | None = None) -> SheetGeometry:
     """Flatten a `sheets.layout.Layout`."""
     from escalero.sheets.layout import INSET_MM
 
@@ -113,8 +116,8 @@ def from_layout(layout: Any, serial: str | None = None) -> SheetGeometry:
     )
 
 
-def geometry_for(spec: Any, serial: str | None = None) -> SheetGeometry:
-    """The geometry of the sheet printed for `spec` (a sheets.layout.LayoutSpec)."""
+def geometry_for(spec: LayoutSpec, serial: str | None = None) -> SheetGeometry:
+    """The geometry of the sheet printed for `spec`."""
     from escalero.sheets.layout import build_layout
 
     return from_layout(build_layout(spec), serial)

@@ -208,26 +208,28 @@ def _find_lines(strength: np.ndarray, geom: SheetGeometry
         for i, s in enumerate(slots):
             if shift[i][0] is not None and shift[i][1] is not None:
                 continue
-            pred = []
+            pred: list[float | None] = []
             for axis in (0, 1):
-                vals = [shift[j][axis] for j in neighbours[i] if shift[j][axis] is not None]
+                vals = [v for j in neighbours[i] if (v := shift[j][axis]) is not None]
                 pred.append(float(np.mean(vals)) if vals else None)
             if pred[0] is None and pred[1] is None:
                 continue
-            ox = shift[i][0] if shift[i][0] is not None else (pred[0] or 0.0)
-            oy = shift[i][1] if shift[i][1] is not None else (pred[1] or 0.0)
+            sx, sy = shift[i][0], shift[i][1]
+            ox = sx if sx is not None else (pred[0] or 0.0)
+            oy = sy if sy is not None else (pred[1] or 0.0)
             if max(abs(ox), abs(oy)) > MAX_BEND_MM:
                 continue
             edges = _search(strength, s, inset, ox, oy)
             for axis, (a, b) in enumerate(((0, 1), (2, 3))):
-                if shift[i][axis] is not None or pred[axis] is None:
+                expected = pred[axis]
+                if shift[i][axis] is not None or expected is None:
                     continue
                 found = _pair_shift(edges, a, b)
                 if found is None:
                     # One line (the other hidden by ink or glare) that agrees with the
                     # neighbours still places the cell: both lines move by its offset.
-                    single = [edges[k] for k in (a, b) if edges[k] is not None
-                              and abs(edges[k] - pred[axis]) < MAX_STRETCH_MM]
+                    single = [e for k in (a, b) if (e := edges[k]) is not None
+                              and abs(e - expected) < MAX_STRETCH_MM]
                     if len(single) == 1:
                         found = float(single[0])
                         edges[a] = edges[b] = found

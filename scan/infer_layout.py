@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 from escalero.scan.geometry import PageFrame, page_frames
 from escalero.scan.grid import MIN_LINE_STRENGTH, line_strength
 from escalero.scan.rectify import PX_PER_MM, warp_page
+
+if TYPE_CHECKING:
+    from escalero.scan.locate import MarkerHit
+    from escalero.sheets.layout import LayoutSpec
 
 VALUE_ONLY_VARIANTS = ("strasse-25", "weights-123")  # change allowed values, not geometry
 TOL_MM = 1.0  # an expected line matches a found one this close (bent paper, homography)
@@ -33,8 +38,8 @@ _VARIANT_DE = {"doppel-grande": "Doppel-Grande", "one-column": "eine Kolonne"}
 class Candidate:
     """One distinct grid geometry on a page frame, and the spec that stands for it."""
 
-    spec: object  # sheets.layout.LayoutSpec: the default among those sharing the geometry
-    same_geometry: tuple[object, ...]  # every spec printed with this very grid
+    spec: LayoutSpec  # the default among those sharing the geometry
+    same_geometry: tuple[LayoutSpec, ...]  # every spec printed with this very grid
     xs: np.ndarray  # expected vertical line positions, mm
     ys: np.ndarray  # expected horizontal line positions, mm
     x_span: tuple[float, float]  # where horizontal lines run, mm
@@ -46,7 +51,7 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Inferred:
-    spec: object  # sheets.layout.LayoutSpec
+    spec: LayoutSpec
     score: float
     runner_up: float
     warning: str
@@ -58,7 +63,7 @@ def _lines(boxes: list[tuple[float, float, float, float]]) -> tuple[np.ndarray, 
     return np.array(xs), np.array(ys)
 
 
-def _default_rank(spec) -> tuple[int, int]:
+def _default_rank(spec: LayoutSpec) -> tuple[int, int]:
     """Fewest value-only variants first: the default reading of an ambiguous grid."""
     return (sum(v in VALUE_ONLY_VARIANTS for v in spec.variants), len(spec.variants))
 
@@ -75,8 +80,7 @@ def candidates(frame: PageFrame) -> tuple[Candidate, ...]:
         here = tuple((m.id, m.cx, m.cy, m.size) for m in frame.markers)
         if (layout.width, layout.height) != frame.page_mm or markers != here:
             continue
-        boxes = [tuple(item.box.grow(INSET_MM))
-                 for item in (*layout.cells, *layout.totals, *layout.names)]
+        boxes = [tuple(box.grow(INSET_MM)) for box in layout.writable_boxes()]
         boxes += [tuple(box) for _, box in layout.row_labels]
         key = tuple(tuple(round(v, 2) for v in b) for b in boxes)
         groups.setdefault(key, []).append((spec, layout, boxes))
@@ -169,7 +173,7 @@ def _flat_strength(image: np.ndarray, hom: np.ndarray, frame: PageFrame,
     return cv2.resize(strength, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
 
 
-def infer_layout(image: np.ndarray, markers) -> Inferred | None:
+def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> Inferred | None:
     """The layout whose grid the photo shows, or None when no grid is clearly it."""
     from escalero.scan.locate import frame_fits
 
@@ -205,7 +209,7 @@ def infer_layout(image: np.ndarray, markers) -> Inferred | None:
     return Inferred(cand.spec, round(top, 3), round(second, 3), warning_for(cand))
 
 
-def _describe(spec) -> str:
+def _describe(spec: LayoutSpec) -> str:
     who = f"{spec.sides} {'Paare' if spec.pairs else 'Spieler'}"
     extra = [_VARIANT_DE.get(v, v) for v in spec.variants]
     return ", ".join([_GAME_DE.get(spec.game, spec.game), who, *extra, spec.paper.upper()])

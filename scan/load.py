@@ -61,7 +61,7 @@ def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            img = Image.open(fp)
+            img: Image.Image = Image.open(fp)
             width, height = img.size
             if width * height > MAX_PIXELS:
                 raise PhotoError(

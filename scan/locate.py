@@ -132,7 +132,8 @@ def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]
         return []
     fits = []
     for frame in frames:
-        src, dst = [], []
+        src: list[tuple[float, float]] = []
+        dst: list[list[float]] = []
         for hit in markers:
             m = next((fm for fm in frame.markers if fm.id == hit.id), None)
             if m is not None:
@@ -287,7 +288,8 @@ def _fit(src_mm: np.ndarray, dst_px: np.ndarray) -> tuple[np.ndarray, float]:
 
 def _marker_correspondences(geom: SheetGeometry, markers: tuple[MarkerHit, ...]
                             ) -> tuple[np.ndarray, np.ndarray]:
-    src, dst = [], []
+    src: list[tuple[float, float]] = []
+    dst: list[list[float]] = []
     for hit in markers:
         m = geom.marker(hit.id)
         if m is not None:

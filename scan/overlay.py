@@ -78,13 +78,13 @@ def draw_photo(image: np.ndarray, result: ScanResult, long_side: int = 1600) -> 
         cv2.polylines(out, [(pl.outline * scale).astype(np.int32)], True, ORANGE, 2)
     geom = result.geometry
     pw, ph = geom.page_mm
-    page = np.float32([[[0, 0]], [[pw, 0]], [[pw, ph]], [[0, ph]]])
+    page = np.array([[[0, 0]], [[pw, 0]], [[pw, ph]], [[0, ph]]], np.float32)
     hom = pl.homography
     cv2.polylines(out, [(cv2.perspectiveTransform(page, hom) * scale).astype(np.int32)], True,
                   GREEN, 2)
     for c in result.cells:
         x, y, w, h = c.box_mm
-        quad = np.float32([[[x, y]], [[x + w, y]], [[x + w, y + h]], [[x, y + h]]])
+        quad = np.array([[[x, y]], [[x + w, y]], [[x + w, y + h]], [[x, y + h]]], np.float32)
         pts = (cv2.perspectiveTransform(quad, hom) * scale).astype(np.int32)
         cv2.polylines(out, [pts], True, colour_for(c), 1)
     return out
@@ -117,7 +117,7 @@ def draw_found(image: np.ndarray, found: dict[str, Any], long_side: int = 1600) 
     if placement is not None and geom is not None:
         for s in geom.slots:
             x, y, w, h = s.box
-            quad = np.float32([[[x, y]], [[x + w, y]], [[x + w, y + h]], [[x, y + h]]])
+            quad = np.array([[[x, y]], [[x + w, y]], [[x + w, y + h]], [[x, y + h]]], np.float32)
             pts = (cv2.perspectiveTransform(quad, placement.homography) * scale).astype(np.int32)
             cv2.polylines(out, [pts], True, GREEN, 1)
     return out

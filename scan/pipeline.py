@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from escalero.scan import cells as cells_mod
@@ -46,8 +46,13 @@ from escalero.scoring.errors import (
     UnreadableSheetError,
     UsageError,
 )
+from escalero.scoring.house import Override
 from escalero.scoring.model import Sheet
 from escalero.scoring.report import settle_report
+
+if TYPE_CHECKING:  # the sheet planner loads only when a layout is named
+    from escalero.scan.recognize import Recognizer
+    from escalero.sheets.layout import LayoutSpec
 
 NO_LAYOUT = ("sheet found, but its QR code cannot be read: name the layout with "
              "--game and --players (and --pairs, --variant, --paper if used)")
@@ -60,13 +65,13 @@ class ScanOptionError(UsageError):
 @dataclass(frozen=True)
 class ScanOptions:
     recognizer: str = "default"
-    layout: Any = None  # sheets.layout.LayoutSpec: used when the QR code cannot be read
+    layout: LayoutSpec | None = None  # used when the QR code cannot be read
     debug_dir: str | Path | None = None
     names: tuple[str, ...] = ()  # players in sheet order (pairs: two per side)
     stake: str | None = None
     currency: str = "EUR"
     lang: str = "de"
-    house: Any = None  # scoring.house.Override: the table's terms (the QR does not hold them)
+    house: Override | None = None  # the table's terms (the QR code does not hold them)
     adapt: bool = True  # re-read unsure cells against the sheet's certain ones (scan.adapt)
 
 
@@ -123,7 +128,7 @@ class _Timer:
 
 
 @functools.lru_cache(maxsize=4)
-def _recognizer(name: str) -> Any:
+def _recognizer(name: str) -> Recognizer:
     from escalero.scan.recognize import get_recognizer
 
     return get_recognizer(name)
@@ -149,7 +154,7 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
 
 
 def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
-               recognizer: Any = None) -> ScanResult:
+               recognizer: Recognizer | None = None) -> ScanResult:
     """Read every entry of the sheet in the photo; see the module doc for the stages."""
     timer = _Timer()
     with timer.stage("load"):
@@ -169,8 +174,9 @@ def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
     return result
 
 
-def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recognizer: Any = None,
-               timer: _Timer | None = None) -> ScanResult:
+def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
+               recognizer: Recognizer | None = None, timer: _Timer | None = None
+               ) -> ScanResult:
     """scan_photo on an already decoded BGR image."""
     timer = timer or _Timer()
     found = timer.found
@@ -263,9 +269,9 @@ def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],
     sheet_json = build_sheet_json(geom, results)
     sheet = Sheet.from_json(sheet_json)
     if options.house is not None and sheet.house is not None:
-        sheet = replace(sheet, house_rules=options.house.apply(sheet.house,
-                                                                sheet.ruleset.columns))
-        sheet_json = {**sheet_json, "house_rules": sheet.house_rules.to_json()}
+        terms = options.house.apply(sheet.house, sheet.ruleset.columns)
+        sheet = replace(sheet, house_rules=terms)
+        sheet_json = {**sheet_json, "house_rules": terms.to_json()}
     return sheet, sheet_json, settle_report(sheet, options.stake, options.currency,
                                             options.lang)
 
@@ -323,6 +329,7 @@ def _with_names(geom: SheetGeometry, names: tuple[str, ...]) -> SheetGeometry:
 
     n = geom.n_sides
     pairs = len(geom.side_members[0]) == 2
+    members: tuple[tuple[str, ...], ...]
     if not pairs and len(names) == n:
         members = tuple((name,) for name in names)
     elif pairs and len(names) in (2 * n - 1, 2 * n):  # paired in order; odd: last plays alone
@@ -366,7 +373,7 @@ def review_items(results: list[cells_mod.CellResult],
                  ) -> list[dict[str, Any]]:
     """Every reading that is not certain, for a person to confirm: the cells the payout
     hangs on first, then by how much answering would raise the payout's confidence."""
-    items = []
+    items: list[dict[str, Any]] = []
     for c in results:
         if c.certain:
             continue
@@ -381,11 +388,12 @@ def review_items(results: list[cells_mod.CellResult],
     if certainty is not None:
         by_key = {(c.side, c.column, c.row): c for c in results}
         for impact in certainty.impacts:
-            c = by_key.get(impact.key)
-            if impact.extra and c is not None:
-                items.append({"side": c.side, "column": c.column, "row": c.row,
-                              "read": c.value, "alternatives": [v for v, _ in c.alternatives],
-                              "confidence": round(c.confidence, 4),
+            extra = by_key.get(impact.key)
+            if impact.extra and extra is not None:
+                items.append({"side": extra.side, "column": extra.column, "row": extra.row,
+                              "read": extra.value,
+                              "alternatives": [v for v, _ in extra.alternatives],
+                              "confidence": round(extra.confidence, 4),
                               "note": note("decides_payout").text(lang),
                               "affects_payout": True, "could_change": impact.could_change,
                               "gain": round(impact.gain, 6)})

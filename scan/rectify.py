@@ -43,7 +43,7 @@ def photo_resolution(hom: np.ndarray, region: Box) -> float:
     x, y, w, h = region
     worst = math.inf
     for cx, cy in ((x, y), (x + w, y), (x + w, y + h), (x, y + h)):
-        pts = np.float32([[[cx, cy]], [[cx + 1, cy]], [[cx, cy + 1]]])
+        pts = np.array([[[cx, cy]], [[cx + 1, cy]], [[cx, cy + 1]]], np.float32)
         p = cv2.perspectiveTransform(pts, hom).reshape(3, 2)
         a, b = p[1] - p[0], p[2] - p[0]
         jac = abs(float(a[0] * b[1] - a[1] * b[0]))
@@ -56,7 +56,7 @@ def slot_resolutions(hom: np.ndarray, geom: SheetGeometry) -> tuple[float, ...]:
     out = []
     for s in geom.slots:
         x, y, w, h = s.box
-        corners = np.float32([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+        corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
         pts = np.concatenate([corners, corners + [1, 0], corners + [0, 1]]).reshape(-1, 1, 2)
         p = cv2.perspectiveTransform(pts, hom).reshape(3, 4, 2)
         a, b = p[1] - p[0], p[2] - p[0]
@@ -166,7 +166,7 @@ def check_in_view(hom: np.ndarray, geom: SheetGeometry, shape: tuple[int, ...]) 
         x, y, bw, bh = s.box
         m = 2.0
         pts += [(x - m, y - m), (x + bw + m, y - m), (x + bw + m, y + bh + m), (x - m, y + bh + m)]
-    proj = cv2.perspectiveTransform(np.float32(pts).reshape(-1, 1, 2), hom).reshape(-1, 2)
+    proj = cv2.perspectiveTransform(np.array(pts, np.float32).reshape(-1, 1, 2), hom).reshape(-1, 2)
     if (proj[:, 0].min() < 0 or proj[:, 1].min() < 0
             or proj[:, 0].max() > w - 1 or proj[:, 1].max() > h - 1):
         raise UnreadableSheetError(OUT_OF_VIEW, reason=Reason.OUT_OF_VIEW)

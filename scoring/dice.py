@@ -97,7 +97,7 @@ def row_scores(throw: Throw, rules: Ruleset) -> dict[str, int]:
     known = faces_of(rules)
     out: dict[str, int] = {}
     for row in rules.rows:
-        if row.is_counting_row:
+        if row.face_value is not None:  # a counting row
             out[row.id] = throw.ranks.count(known.index(row.face)) * row.face_value
             continue
         if _ROW_PATTERN[row.id] not in patterns:

@@ -130,16 +130,17 @@ def balance_report(
     out: dict[str, Any] = {"players": {name: points_json(p) for name, p in ranked}}
     if stake is not None:
         cents = money.parse_stake(stake)
-        players = {name: Fraction(p) * cents for name, p in ranked}
-        if all(c.denominator == 1 for c in players.values()):
-            players = {name: int(c) for name, c in players.items()}
+        exact = {name: Fraction(p) * cents for name, p in ranked}
+        players: dict[str, int]
+        if all(c.denominator == 1 for c in exact.values()):
+            players = {name: int(c) for name, c in exact.items()}
         else:
             # Part cents: round per game as each game's money report pays, then add up.
             summed = money.running_balance(
                 money.player_amounts([side.members for side in sheet.sides],
                                      money.side_amounts(g.points, cents))
                 for sheet, g in zip(sheets, games, strict=True))
-            players = {name: summed[name] for name, _ in ranked}
+            players = {name: int(summed[name]) for name, _ in ranked}  # whole cents
         out["money"] = {
             "stake": str(money.to_money(cents)),
             "currency": currency,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from escalero.scoring.errors import UnknownRulesError
 
@@ -126,7 +127,7 @@ _GENERALA_FACES = tuple(
 )
 
 
-def _combo(rid: str, de: str, en: str, es: str, plain: int, served: int, **kw: str) -> Row:
+def _combo(rid: str, de: str, en: str, es: str, plain: int, served: int, **kw: Any) -> Row:
     return Row(id=rid, labels=Labels(de, en, es), allowed=(plain, served), served=(served,), **kw)
 
 
@@ -173,6 +174,7 @@ def get_ruleset(game: str = "escalero", variants: Iterable[str] = ()) -> Ruleset
     else:
         rows += (_combo("grande", "Grande", "Grande", "Grande", 50, 80),)
 
+    weights: tuple[int, ...]
     if "one-column" in variants:
         columns, weights, bonus = 1, (1,), 0
     elif "weights-123" in variants:

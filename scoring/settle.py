@@ -125,15 +125,15 @@ def settle_totals(rules: Ruleset, totals: Sequence[Sequence[int]],
     """Settle column totals[side][column] under `rules` and the `house` terms (None: the
     ruleset's defaults): the one place totals become points (the scanner's payout
     posterior calls it on hypothetical totals). Generala has no house rules."""
-    totals = tuple(tuple(t) for t in totals)
+    table = tuple(tuple(t) for t in totals)
     if rules.game == "generala":
-        flat = [t[0] for t in totals]
-        game_winners, points = generala_points(flat)
-        winners = (game_winners[0] if len(game_winners) == 1 else None,)
-        return Settlement(totals, winners, points, None, game_winners, places(flat))
+        flat = [t[0] for t in table]
+        game_winners, game_points = generala_points(flat)
+        return Settlement(table, (game_winners[0] if len(game_winners) == 1 else None,),
+                          game_points, None, game_winners, places(flat))
     house = (house or default_for(rules)).for_columns(rules.columns)
-    winners, points, swept = escalero_points(totals, house.column_points,
+    winners, points, swept = escalero_points(table, house.column_points,
                                              house.all_three_bonus, house.split_ties)
-    shared = tuple(_shared([t[c] for t in totals]) if w is None and house.split_ties else ()
+    shared = tuple(_shared([t[c] for t in table]) if w is None and house.split_ties else ()
                    for c, w in enumerate(winners))
-    return Settlement(totals, winners, points, swept, shared=shared, house=house)
+    return Settlement(table, winners, points, swept, shared=shared, house=house)

@@ -143,7 +143,7 @@ def validate(sheet: Sheet, lang: str = "de") -> tuple[Problem, ...]:
                 if cell is None:
                     problems.append(Problem(
                         EMPTY, s, c, row.id, m["empty"].format(label=label), where))
-                elif cell is not STRUCK and not row.allows(cell):
+                elif isinstance(cell, int) and not row.allows(cell):  # STRUCK is allowed
                     problems.append(Problem(
                         INVALID_VALUE, s, c, row.id,
                         m["invalid"].format(value=cell, label=label,

@@ -7,7 +7,7 @@ Not scanned: no fiducials, no QR. One column per player, five tally boxes each
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from escalero.sheets.layout import Box
 from escalero.sheets.style import GRID_PT, GRID_RED, INK, MUTED
@@ -15,7 +15,16 @@ from escalero.sheets.style import GRID_PT, GRID_RED, INK, MUTED
 if TYPE_CHECKING:
     from escalero.sheets.render import Pen
 
-_TEXT = {
+
+class _Words(TypedDict):
+    title: str
+    rule: str
+    player: str
+    ranking: str
+    ranks: tuple[str, ...]
+
+
+_TEXT: dict[str, _Words] = {
     "de": {
         "title": "START-POKER",
         "rule": "Höchster Wurf gewinnt die Runde · Gleichstand: die Gleichen würfeln nochmal · "

@@ -192,6 +192,11 @@ class Layout:
     def marker(self, marker_id: int) -> Marker:
         return self.markers[marker_id]
 
+    def writable_boxes(self) -> tuple[Box, ...]:
+        """Every writable box: the cells, then the written totals, then the name boxes."""
+        return (tuple(c.box for c in self.cells) + tuple(t.box for t in self.totals)
+                + tuple(n.box for n in self.names))
+
     def cell(self, side: int, column: int, row: str) -> Box:
         for c in self.cells:
             if (c.side, c.column, c.row) == (side, column, row):

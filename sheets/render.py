@@ -149,13 +149,14 @@ def _draw_grid(pen: Pen, layout: Layout) -> None:
     c = pen.c
     c.setStrokeColor(GRID_RED)
     c.setLineWidth(GRID_PT)
-    for item in (*layout.cells, *layout.totals, *layout.names):
-        pen.rect(item.box.grow(INSET_MM))
+    for box in layout.writable_boxes():
+        pen.rect(box.grow(INSET_MM))
     for _, box in layout.row_labels:
         pen.rect(box)
     c.setLineWidth(SIDE_PT)
     for side in range(layout.sides):
-        boxes = [x.box for x in (*layout.cells, *layout.totals) if x.side == side]
+        boxes = ([c.box for c in layout.cells if c.side == side]
+                 + [t.box for t in layout.totals if t.side == side])
         top = min(b.y for b in boxes) - INSET_MM
         rows_bottom = max(x.box.bottom for x in layout.cells if x.side == side) + INSET_MM
         left = min(b.x for b in boxes) - INSET_MM

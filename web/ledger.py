@@ -217,7 +217,7 @@ class Ledger:
     def save(self, record: GameRecord, *, allow_duplicate: bool = False) -> int:
         """Store one game atomically; DuplicateSerialError if its serial or id is known."""
         if not 0 <= record.stake_cents <= MAX_GAME_CENTS or any(
-                abs(p.cents) > MAX_GAME_CENTS or abs(p.points) > MAX_GAME_CENTS
+                abs(p.cents) > MAX_GAME_CENTS or abs(Fraction(p.points)) > MAX_GAME_CENTS
                 for p in record.players):
             raise LedgerError("the amounts of this game are too large to keep; "
                               "check the stake")
@@ -284,7 +284,9 @@ class Ledger:
              json.dumps(r.sheet, ensure_ascii=False), json.dumps(r.report, ensure_ascii=False),
              None if r.house_rules is None else json.dumps(r.house_rules.to_json()),
              r.game_uid))
-        return int(cur.lastrowid)
+        game_id = cur.lastrowid
+        assert game_id is not None  # every INSERT sets it
+        return game_id
 
     @staticmethod
     def _insert_results(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from escalero.scoring.errors import UsageError
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
@@ -51,6 +51,12 @@ def _int(form: Mapping[str, Any], key: str, low: int, high: int, what: str) -> i
     return int(raw)
 
 
+@overload
+def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[str],
+            default: str) -> str: ...
+@overload
+def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[str],
+            default: None) -> str | None: ...
 def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[str],
             default: str | None) -> str | None:
     value = str(form.get(key) or "").strip() or default

@@ -68,12 +68,12 @@ async def pin_submit(request: Request, pin_guard: Guard, lang: Lang) -> Response
     if outcome != "ok":
         key = "pin_locked" if outcome == "locked" else "pin_wrong"
         locked = outcome == "locked"
-        response = page(request, "pin.html", status=429 if locked else 403,
-                        next=target, message=translate(key, lang))
+        refused = page(request, "pin.html", status=429 if locked else 403,
+                       next=target, message=translate(key, lang))
         wait = pin_guard.wait_seconds(client)
         if wait:
-            response.headers["Retry-After"] = str(math.ceil(wait))
-        return response
+            refused.headers["Retry-After"] = str(math.ceil(wait))
+        return refused
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(COOKIE, pin_guard.token, httponly=True, samesite="strict",
                         max_age=12 * 3600)

@@ -60,7 +60,7 @@ class PinGuard:
         return hmac.new(self._key, self._pin.encode(), hashlib.sha256).hexdigest()
 
     def cookie_ok(self, value: str | None) -> bool:
-        return bool(value) and hmac.compare_digest(value, self.token)
+        return value is not None and value != "" and hmac.compare_digest(value, self.token)
 
     def wait_seconds(self, client: str, now: float | None = None) -> float:
         """How long `client` must wait before its next try (0 when it may try now)."""
