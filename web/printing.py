@@ -54,9 +54,13 @@ def _int(form: Mapping[str, Any], key: str, low: int, high: int, what: str) -> i
 @overload
 def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[str],
             default: str) -> str: ...
+
+
 @overload
 def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[str],
             default: None) -> str | None: ...
+
+
 def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[str],
             default: str | None) -> str | None:
     value = str(form.get(key) or "").strip() or default
