@@ -1,8 +1,9 @@
 """What the scanner needs to know about a printed sheet, in millimetres.
 
-`SheetGeometry` is a flat view of `sheets.layout.Layout`: the page size, the
-fiducials, the QR box and one `Slot` per writable box (cells and written totals).
-Stages below work only on this, so they can be tested with hand-made geometries.
+`SheetGeometry` is a flat view of `sheets.layout.Layout`: the page size, the fiducials
+(the layout's own `Marker`s), the QR box and one `Slot` per writable box (cells and
+written totals). Stages below work only on this, so they can be tested with hand-made
+geometries.
 """
 
 from __future__ import annotations
@@ -15,25 +16,9 @@ from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import Ruleset, get_ruleset
 
 if TYPE_CHECKING:  # sheets.layout loads when a geometry is first built
-    from escalero.sheets.layout import Layout, LayoutSpec
+    from escalero.sheets.layout import Layout, LayoutSpec, Marker
 
 Box = tuple[float, float, float, float]  # x_mm, y_mm, w_mm, h_mm (writable interior)
-
-
-@dataclass(frozen=True)
-class Marker:
-    """An ArUco fiducial: id, centre and side length (of the black square) in mm."""
-
-    id: int
-    cx: float
-    cy: float
-    size: float
-
-    def corners(self) -> tuple[tuple[float, float], ...]:
-        """Corners in ArUco order (TL, TR, BR, BL of the upright marker)."""
-        h = self.size / 2
-        return ((self.cx - h, self.cy - h), (self.cx + h, self.cy - h),
-                (self.cx + h, self.cy + h), (self.cx - h, self.cy + h))
 
 
 @dataclass(frozen=True)
@@ -107,7 +92,7 @@ def from_layout(layout: Layout, serial: str | None = None) -> SheetGeometry:
     members = default_side_names(spec.sides, spec.pairs)
     return SheetGeometry(
         game=spec.game, variants=tuple(spec.variants), page_mm=(layout.width, layout.height),
-        markers=tuple(Marker(m.id, m.centre[0], m.centre[1], m.size) for m in layout.markers),
+        markers=tuple(layout.markers),
         qr_box=_box(layout.qr), slots=tuple(slots),
         side_names=tuple(" & ".join(m) for m in members), side_members=members,
         serial=serial, inset_mm=INSET_MM,
@@ -144,7 +129,7 @@ def page_frames() -> tuple[PageFrame, ...]:
     frames: dict[tuple, PageFrame] = {}
     for spec in all_specs():
         layout = build_layout(spec)
-        markers = tuple(Marker(m.id, m.centre[0], m.centre[1], m.size) for m in layout.markers)
+        markers = tuple(layout.markers)
         frame = PageFrame((layout.width, layout.height), markers, _box(layout.qr))
         frames.setdefault((frame.page_mm, markers, frame.qr_box), frame)
     return tuple(frames.values())

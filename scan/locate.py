@@ -137,7 +137,7 @@ def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]
         for hit in markers:
             m = next((fm for fm in frame.markers if fm.id == hit.id), None)
             if m is not None:
-                src.extend(m.corners())
+                src.extend(m.corners)
                 dst.extend(hit.corners.tolist())
         hom, err = _fit(np.array(src, np.float32), np.array(dst, np.float32))
         if err < 0.1 * _marker_px(markers):
@@ -293,7 +293,7 @@ def _marker_correspondences(geom: SheetGeometry, markers: tuple[MarkerHit, ...]
     for hit in markers:
         m = geom.marker(hit.id)
         if m is not None:
-            src.extend(m.corners())
+            src.extend(m.corners)
             dst.extend(hit.corners.tolist())
     return np.array(src, np.float32).reshape(-1, 2), np.array(dst, np.float32).reshape(-1, 2)
 

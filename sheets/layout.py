@@ -122,11 +122,20 @@ class NameBox(NamedTuple):
 
 
 class Marker(NamedTuple):
-    """ArUco DICT_4X4_50 marker: `size` is the black square's side (quiet zone outside)."""
+    """ArUco DICT_4X4_50 marker: `size` is the black square's side (quiet zone outside).
+    The scanner's geometry holds these too."""
 
     id: int
     centre: tuple[float, float]
     size: float
+
+    @property
+    def cx(self) -> float:
+        return self.centre[0]
+
+    @property
+    def cy(self) -> float:
+        return self.centre[1]
 
     @property
     def corners(self) -> tuple[tuple[float, float], ...]:
