@@ -23,7 +23,7 @@ An unfinished sheet (an entry the rules need is empty) is never certain.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -133,7 +133,12 @@ def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterabl
         impacts += model.doubt_impacts({i.key for i in impacts}, outcomes, confidence,
                                        accept - confidence)
     impacts.sort(key=lambda i: (-i.affects_payout, -i.gain, _reading_order(i.key, sheet)))
-    impacts = _needed(impacts, accept - confidence)
+    if confidence < accept:
+        impacts = _needed(impacts, lambda keys: _confirmed(sheet, model.beliefs, keys, shown,
+                                                           outcomes), accept)
+    else:
+        impacts = [replace(i, affects_payout=False, could_change=True) if i.affects_payout
+                   else i for i in impacts]
     finished = sheet_finished(sheet)
     if not finished:
         impacts = _empty_first(impacts, model, outcomes, confidence)
@@ -141,22 +146,37 @@ def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterabl
                            finished=finished, impacts=tuple(impacts))
 
 
-def _needed(impacts: list[CellImpact], need: float) -> list[CellImpact]:
+def _needed(impacts: list[CellImpact], confirmed: Callable[[set[CellKey]], float],
+            accept: float) -> list[CellImpact]:
     """Ask only what the certainty needs: of the cells that could change the payout
-    (largest gain first), those whose confirmations together would lift the confidence to
-    the threshold. The others stay listed (could_change) but are not asked about: a person
-    answers the first ones, the confidence is recomputed, and the rest are asked again only
-    if an answer leaves the payout in doubt."""
+    (largest gain first), the shortest run whose confirmation together would lift the
+    confidence to the threshold (`confirmed` weighs them jointly: doubts that compound
+    lift more together than their gains add up to). The others stay listed (could_change)
+    but are not asked about: a person answers the first ones, the confidence is
+    recomputed, and the rest are asked again only if an answer leaves the payout in doubt."""
+    chosen: set[CellKey] = set()
+    enough = False
     out = []
     for impact in impacts:
         if not impact.affects_payout:
             out.append(impact)
-        elif need > 0.0:
+        elif not enough:
             out.append(replace(impact, could_change=True))
-            need -= impact.gain
+            chosen.add(impact.key)
+            enough = confirmed(chosen) >= accept
         else:
             out.append(replace(impact, affects_payout=False, could_change=True))
     return out
+
+
+def _confirmed(sheet: Sheet, beliefs: Mapping[CellKey, CellBelief], keys: set[CellKey],
+               shown: Sequence[object], outcomes: Sequence[Mapping[Outcome, float]]) -> float:
+    """The confidence once a person has confirmed the readings shown of `keys` (only
+    their columns' outcomes change)."""
+    model = _Model(sheet, {k: b for k, b in beliefs.items() if k not in keys})
+    touched = {key[1] for key in keys}
+    return model.joint([model.column_outcomes(c) if c in touched else outcomes[c]
+                        for c in range(model.columns)], shown)
 
 
 def _empty_first(impacts: list[CellImpact], model: _Model,
