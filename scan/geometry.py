@@ -27,6 +27,13 @@ class Marker:
     cy: float
     size: float
 
+    @property
+    def corner(self) -> int | None:
+        """The page corner the id is printed in (0 top-left, clockwise); None: not ours."""
+        from sheets.layout import marker_corner
+
+        return marker_corner(self.id)
+
     def corners(self) -> tuple[tuple[float, float], ...]:
         """Corners in ArUco order (TL, TR, BR, BL of the upright marker)."""
         h = self.size / 2
@@ -73,6 +80,10 @@ class SheetGeometry:
 
     def marker(self, marker_id: int) -> Marker | None:
         return next((m for m in self.markers if m.id == marker_id), None)
+
+    def marker_at(self, corner: int | None) -> Marker | None:
+        """The fiducial printed in `corner` (whatever its id: layout versions differ)."""
+        return next((m for m in self.markers if m.corner == corner), None)
 
     def grid_bounds(self) -> Box:
         """Bounding box of all slots."""
@@ -123,7 +134,10 @@ def geometry_for(spec: Any, serial: str | None = None) -> SheetGeometry:
 
 @dataclass(frozen=True)
 class PageFrame:
-    """Where the markers and the QR code sit on one kind of printed page."""
+    """Where the markers and the QR code sit on one kind of printed page.
+
+    Its markers' ids are their corners (0-3): the printed ids also name the layout.
+    """
 
     page_mm: tuple[float, float]
     markers: tuple[Marker, ...]
@@ -142,7 +156,8 @@ def page_frames() -> tuple[PageFrame, ...]:
     frames: dict[tuple, PageFrame] = {}
     for spec in all_specs():
         layout = build_layout(spec)
-        markers = tuple(Marker(m.id, m.centre[0], m.centre[1], m.size) for m in layout.markers)
+        markers = tuple(Marker(corner, m.centre[0], m.centre[1], m.size)
+                        for corner, m in enumerate(layout.markers))
         frame = PageFrame((layout.width, layout.height), markers, _box(layout.qr))
         frames.setdefault((frame.page_mm, markers, frame.qr_box), frame)
     return tuple(frames.values())

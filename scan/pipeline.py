@@ -81,7 +81,8 @@ class ScanResult:
     rectified: np.ndarray  # the flat page, BGR, 10 px/mm
     placement: locate.Placement
     qr: locate.QrHit | None
-    layout_source: str  # "qr", "options" or "grid" (inferred from the printed grid)
+    # "qr", "markers" (the fiducials' ids), "options" or "grid" (inferred from the grid)
+    layout_source: str
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     photo_px_per_mm: float = 0.0
     blur_mm: float = 0.0
@@ -129,9 +130,10 @@ def _recognizer(name: str) -> Any:
     return get_recognizer(name)
 
 
-def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
-                     ) -> tuple[SheetGeometry, str]:
-    """The layout from the QR code, else from the user's hint, else refuse."""
+def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
+                     marked: Any = None) -> tuple[SheetGeometry, str]:
+    """The layout from the QR code, else from the fiducials' ids (`marked`), else from
+    the user's hint, else refuse."""
     from sheets.layout import decode_code
 
     if qr is not None:
@@ -139,8 +141,10 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
             spec, serial = decode_code(qr.text)
             return geometry_for(spec, serial), "qr"
         except SheetNotFoundError:
-            if hint is None:
+            if hint is None and marked is None:
                 raise
+    if marked is not None:
+        return geometry_for(marked), "markers"
     if hint is not None:
         return geometry_for(hint), "options"
     if not found_something:
@@ -183,15 +187,17 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         with timer.stage("outline"):
             outline = found["outline"] = locate.find_outline(image)
     timer.current = "layout"
-    if qr is None:
+    # Sheets printed since layout version 2 name their layout in the fiducials' ids too.
+    marked = found["marked"] = locate.layout_from_markers(markers)
+    if qr is None and marked is None:
         _check_without_code(image, markers, outline)
     inferred = None
-    if qr is None and options.layout is None and len(markers) >= 2:
+    if qr is None and marked is None and options.layout is None and len(markers) >= 2:
         with timer.stage("infer"):
             inferred = infer_layout(image, markers)
     # A bright quadrilateral alone is no sheet: only markers or the code say it is ours.
     hint = options.layout if inferred is None else inferred.spec
-    geom, source = resolve_geometry(qr, hint, bool(markers) or qr is not None)
+    geom, source = resolve_geometry(qr, hint, bool(markers) or qr is not None, marked)
     warnings: tuple[str, ...] = ()
     if inferred is not None and source == "options":
         source, warnings = "grid", (inferred.warning,)
@@ -203,9 +209,10 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
         found["rectified"] = rect.image
     with timer.stage("grid"):
         try:
-            # A layout read from the code is certain: placement degrades instead of refusing.
-            snapped: tuple[SnappedSlot, ...] = snap_slots(rect.image, geom,
-                                                          strict=source != "qr")
+            # A layout read from the code or the fiducials' ids is certain: placement
+            # degrades instead of refusing.
+            snapped: tuple[SnappedSlot, ...] = snap_slots(
+                rect.image, geom, strict=source not in ("qr", "markers"))
         except UnreadableSheetError:
             if source == "grid":  # the guessed layout failed grid.py's own check
                 raise LayoutUnknownError(NO_LAYOUT) from None
