@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +26,14 @@ from samples import camera, handwriting
 from samples.games import GameSpec, expected_settlement, play_game
 from scoring.errors import EscaleroError, ExitCode
 from scoring.rulesets import ESCALERO_VARIANTS, GAMES
-from sheets.layout import Layout, LayoutSpec, build_layout
+from sheets.layout import (
+    KNOWN_VERSIONS,
+    LAYOUT_VERSION,
+    QR_CLEAR_MM,
+    Layout,
+    LayoutSpec,
+    build_layout,
+)
 from sheets.render import SheetText, render_pdf
 
 MM_PER_INCH = 25.4
@@ -55,6 +62,8 @@ class Request:
     cover_marker: int | None = None
     no_sheet: bool = False
     tiny: bool = False
+    blank_qr: bool | None = None  # the QR code torn off / painted over: the ids must do
+    layout_version: int | None = None  # print an older layout (1: fiducial ids 0-3)
 
     @property
     def name(self) -> str:
@@ -138,6 +147,8 @@ def make_photo(req: Request) -> Photo:
     """Play, print, write and photograph one sheet; deterministic in the request."""
     rng = np.random.default_rng([req.seed, req.index])
     layout_spec, game_spec = choose_game(req, rng)
+    if req.layout_version is not None:
+        layout_spec = replace(layout_spec, version=req.layout_version)
     layout = build_layout(layout_spec)
     game = play_game(game_spec, rng)
     serial = f"S{req.seed % 10000}-{req.index}"
@@ -158,6 +169,10 @@ def make_photo(req: Request) -> Photo:
         dpi = float(np.clip(plan.px_per_mm * MM_PER_INCH * 1.2, 120, 320))
         page = blank_page(layout, serial, dpi)
         fill_page(page, layout, sheet, writer, rng)
+        if req.blank_qr:
+            x, y, w, h = _box_px(layout.qr.grow(QR_CLEAR_MM / 2),
+                                 (page.shape[1] / layout.width, page.shape[0] / layout.height))
+            page[max(0, y):y + h, max(0, x):x + w] = 255
     jpeg = camera.take_photo(page, plan)
     truth = {
         "sheet": None if req.no_sheet else sheet,
@@ -166,7 +181,8 @@ def make_photo(req: Request) -> Photo:
                   "writer": {"id": writer.id, "split": writer.split, "pen": writer.pen}},
         "layout": {"game": layout_spec.game, "variant": list(layout_spec.variants),
                    "sides": layout_spec.sides, "pairs": layout_spec.pairs,
-                   "paper": layout_spec.paper, "orientation": layout.orientation},
+                   "paper": layout_spec.paper, "orientation": layout.orientation,
+                   "version": layout_spec.version},
         "illegal_cells": [list(c) for c in game.illegal_cells],
         "wrong_totals": [list(t) for t in game.wrong_totals],
         "covered_marker": req.cover_marker,
@@ -212,6 +228,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="a finger hides this corner marker")
     p.add_argument("--no-sheet", action="store_true", help="photograph only the table")
     p.add_argument("--tiny", action="store_true", help="sheet far away: small in the frame")
+    p.add_argument("--blank-qr", action="store_true", default=None,
+                   help="paint the QR code over (the layout must come from the corner marks)")
+    p.add_argument("--layout-version", type=int, choices=KNOWN_VERSIONS,
+                   help=f"print this layout version (default {LAYOUT_VERSION}; 1: marker ids 0-3)")
     return p
 
 
