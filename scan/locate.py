@@ -245,11 +245,14 @@ def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
 
 
 def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
-            frames: Sequence[PageFrame] = ()) -> QrHit | None:
-    """Decode the sheet's QR code: where the page frames put it, else search the photo."""
+            frames: Sequence[PageFrame] = (), search: bool = True) -> QrHit | None:
+    """Decode the sheet's QR code: where the page frames put it, else (with `search`)
+    search the photo. A sheet whose markers name its layout needs no search: the code
+    would add only its serial, and the search costs a second where the code is unreadable.
+    """
     gray = _gray(image)
     hit = _qr_in_frames(gray, markers, frames)
-    if hit is not None:
+    if hit is not None or not search:
         return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
     small, scale = _shrink(gray, DETECT_LONG_SIDE)

@@ -180,15 +180,16 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     found = timer.found
     with timer.stage("markers"):
         markers = found["markers"] = locate.find_markers(image)
+    # Sheets printed since layout version 2 name their layout in the fiducials' ids too.
+    marked = found["marked"] = locate.layout_from_markers(markers)
     with timer.stage("qr"):
-        qr = found["qr"] = locate.read_qr(image, markers, page_frames())
+        qr = found["qr"] = locate.read_qr(image, markers, page_frames(),
+                                          search=marked is None)
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):
             outline = found["outline"] = locate.find_outline(image)
     timer.current = "layout"
-    # Sheets printed since layout version 2 name their layout in the fiducials' ids too.
-    marked = found["marked"] = locate.layout_from_markers(markers)
     if qr is None and marked is None:
         _check_without_code(image, markers, outline)
     inferred = None

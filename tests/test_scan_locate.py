@@ -54,6 +54,15 @@ def test_rotated_and_upside_down(page, angle, tilt) -> None:
     assert _truth_error_mm(placement, hom) < 0.6
 
 
+def test_the_code_is_read_where_the_frame_puts_it_without_a_search(page) -> None:
+    photo, _ = photo_with_truth(page, size=(1500, 2000), angle=95, tilt=0.05, seed=3)
+    markers = locate.find_markers(photo)
+    assert locate.layout_from_markers(markers) == SPEC  # the ids name it: no search needed
+    hit = locate.read_qr(photo, markers, page_frames(), search=False)
+    assert hit is not None and hit.text == encode_code(SPEC, SERIAL)
+    assert locate.read_qr(photo, (), page_frames(), search=False) is None  # no frame, no search
+
+
 def test_one_marker_covered_uses_the_other_three(page) -> None:
     geom = geometry_for(SPEC)
     covered = page.copy()
