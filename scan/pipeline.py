@@ -27,6 +27,7 @@ from scan.geometry import (
 )
 from scan.grid import SnappedSlot, flag_unplaced, snap_slots
 from scan.infer_layout import infer_layout
+from scan.ink import is_red_ink
 from scan.load import load_photo
 from scan.notes import note
 from scan.rectify import (
@@ -86,7 +87,8 @@ class ScanResult:
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     photo_px_per_mm: float = 0.0
     blur_mm: float = 0.0
-    warnings: tuple[str, ...] = ()  # for the player, German (e.g. the layout was guessed)
+    # For the player: the layout was guessed (German), red ink on the red grid (in `lang`)
+    warnings: tuple[str, ...] = ()
     certainty: PayoutCertainty | None = None  # how sure the payout is, and what it hangs on
     readings: tuple[dict[str, Any], ...] = ()  # every cell's likeliest readings
 
@@ -220,6 +222,8 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
             raise
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect.image, snapped, geom)
+        if is_red_ink(crops):  # read as well as it can be, but the player must know
+            warnings += (note("red_ink").text(options.lang),)
     with timer.stage("read"):
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
         readings = read_cells(reader, crops, options.adapt)
