@@ -64,6 +64,7 @@ class Request:
     tiny: bool = False
     blank_qr: bool | None = None  # the QR code torn off / painted over: the ids must do
     layout_version: int | None = None  # print an older layout (1: fiducial ids 0-3)
+    pen: str | None = None  # the writer's pen by name (handwriting.HARSH_PENS); None: drawn
 
     @property
     def name(self) -> str:
@@ -154,6 +155,10 @@ def make_photo(req: Request) -> Photo:
     serial = f"S{req.seed % 10000}-{req.index}"
     sheet = {**game.sheet, "serial": serial}
     pens = handwriting.HARSH_PENS if req.level == "harsh" else handwriting.PENS
+    if req.pen is not None:
+        pens = tuple(p for p in handwriting.HARSH_PENS if p[0] == req.pen)[:1]
+        if not pens:
+            raise ValueError(f"unknown pen {req.pen!r}")
     writer = handwriting.make_writer(rng, req.split, source=req.source, pens=pens)
     cover = layout.marker(req.cover_marker) if req.cover_marker is not None else None
     options = camera.Options(
@@ -228,6 +233,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="a finger hides this corner marker")
     p.add_argument("--no-sheet", action="store_true", help="photograph only the table")
     p.add_argument("--tiny", action="store_true", help="sheet far away: small in the frame")
+    p.add_argument("--pen", choices=sorted({p[0] for p in handwriting.HARSH_PENS}),
+                   help="the writer's pen (default: drawn at random for the level)")
     p.add_argument("--blank-qr", action="store_true", default=None,
                    help="paint the QR code over (the layout must come from the corner marks)")
     p.add_argument("--layout-version", type=int, choices=KNOWN_VERSIONS,

@@ -2,8 +2,10 @@
 
 The reader drops the grid by reading the red channel, where the light-red print is as
 bright as paper. Red ink is nearly as bright there too: its strokes come out faint, and
-the grid finder takes them for grid print. The scan still reads them (faint ink is
-stretched, unsure readings are flagged), but the player is told (`scan.notes` "red_ink").
+the grid finder takes them for grid print. On a red-ink sheet the grid is dropped by its
+shade instead (`drop_grid_by_shade`), and the player is told (`scan.notes` "red_ink").
+On the harsh bench's red-ink photos (33, colour) that took cell accuracy from 94.3% to
+98.8% and flagged cells from 26.6 to 6.5 per sheet, with no silent error either way.
 
 Ink is told from the grid by the green channel, where every ink is darker than the
 light-red print; red ink is the ink that the red channel hardly sees. Measured on the
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import cv2
 import numpy as np
 
 INK_GREEN = 0.45  # darker than this share of the paper in green: ink (the grid is ~0.5)
@@ -47,3 +50,46 @@ def red_ink_share(crops: Sequence[Any]) -> float:
 def is_red_ink(crops: Sequence[Any]) -> bool:
     """Whether the sheet is written (mostly) in red ink."""
     return red_ink_share(crops) >= RED_INK_SHARE
+
+
+GRID_PERCENTILE = 97  # of the crop's margin (where the grid lines run): the grid's darkness
+GRID_CLEARANCE = 0.1  # taken off above the grid's darkness, so no line survives
+PAPER_PX = 25  # window of the local paper estimate (10 px/mm)
+BOX_INSIDE_PX = 2  # the writable box shrunk by this holds no print: all its darkness is ink
+
+
+def _green_darkness(image: np.ndarray) -> np.ndarray:
+    """1 - green / local paper: the grid ~0.2-0.5, red ink ~0.8 and more."""
+    green = image[:, :, 1].astype(np.float32) + 1.0
+    # Wider than a felt pen's blurred stroke (~1 mm at 10 px/mm), or its middle is "paper".
+    paper = cv2.GaussianBlur(cv2.dilate(green, np.ones((PAPER_PX, PAPER_PX), np.uint8)),
+                             (0, 0), PAPER_PX / 4)
+    return np.clip(1.0 - green / paper, 0.0, 1.0)
+
+
+def drop_grid_by_shade(crops: Sequence[Any]) -> list[Any]:
+    """Crops of a red-ink sheet with the grid dropped by its shade instead of its hue.
+
+    In the green channel red ink is far darker than the light-red print; the print's
+    darkness is measured in the crops' margins (where the grid lines run), and only what
+    is darker is kept, as grey ink on white: the reader's red channel then sees the ink.
+    """
+    from dataclasses import replace
+
+    dark = [_green_darkness(c.image) for c in crops]
+    levels = []
+    for c, d in zip(crops, dark, strict=True):
+        x, y, w, h = c.box_px
+        band = np.ones(d.shape, bool)
+        band[y:y + h, x:x + w] = False
+        levels.append(float(np.percentile(d[band], GRID_PERCENTILE)))
+    floor = float(np.median(levels)) + GRID_CLEARANCE
+    out = []
+    m = BOX_INSIDE_PX
+    for c, d in zip(crops, dark, strict=True):
+        ink = np.clip((d - floor) / (1.0 - floor), 0.0, 1.0)
+        x, y, w, h = c.box_px
+        ink[y + m:y + h - m, x + m:x + w - m] = d[y + m:y + h - m, x + m:x + w - m]
+        grey = np.round(255.0 * (1.0 - ink)).astype(np.uint8)
+        out.append(replace(c, image=cv2.merge([grey, grey, grey])))
+    return out

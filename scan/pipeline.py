@@ -27,7 +27,7 @@ from scan.geometry import (
 )
 from scan.grid import SnappedSlot, flag_unplaced, snap_slots
 from scan.infer_layout import infer_layout
-from scan.ink import is_red_ink
+from scan.ink import drop_grid_by_shade, is_red_ink
 from scan.load import load_photo
 from scan.notes import note
 from scan.rectify import (
@@ -222,8 +222,9 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
             raise
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect.image, snapped, geom)
-        if is_red_ink(crops):  # read as well as it can be, but the player must know
+        if is_red_ink(crops):  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
+            crops = drop_grid_by_shade(crops)
     with timer.stage("read"):
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
         readings = read_cells(reader, crops, options.adapt)

@@ -7,7 +7,7 @@ import pytest
 import scan_support
 from scan_support import InkRecognizer, encode_jpeg, photo_of, write_entry, written_sheet
 
-from scan.ink import is_red_ink, red_ink_share
+from scan.ink import drop_grid_by_shade, is_red_ink, red_ink_share
 from scan.pipeline import ScanOptions, scan_photo
 from scan.recognize import CellCrop
 from sheets.layout import LayoutSpec
@@ -64,3 +64,35 @@ def test_write_entry_follows_the_patched_ink(monkeypatch) -> None:
     page = np.full((100, 100, 3), 255, np.uint8)
     write_entry(page, (10, 10, 80, 80), 7, 1.0)
     assert (page.reshape(-1, 3) == INKS["felt-red"]).all(axis=1).any()
+
+
+def test_the_grid_is_dropped_by_its_shade_and_the_red_ink_kept() -> None:
+    crop = _crop(INKS["felt-red"])
+    crop.image[40:44, 0:60] = INKS["felt-red"]  # a stroke out over the grid line, into the margin
+    (out,) = drop_grid_by_shade([crop])
+    red = out.image[:, :, 2]
+    assert (out.image[:, :, 0] == red).all()  # grey: every channel the same
+    assert red[10:12, 20:50].min() > 200 and red[98:100].min() > 200  # the grid is gone
+    assert red[:, 10:12][60:90].min() > 200
+    assert red[30:80, 60:72].max() < 100  # the ink inside the box is dark for the reader
+    assert red[40:44, 0:9].max() < 140  # and where it runs over the margin
+    assert _crop(INKS["felt-red"]).image[30:80, 60:72, 2].min() > 200  # (red channel: faint)
+
+
+def test_a_red_ink_sheet_reads_right_or_flagged() -> None:
+    from samples.make_photos import Request, make_photo
+
+    photo = make_photo(Request(seed=80, level="mild", game="escalero", players=2,
+                               pen="felt-red", megapixels=3.0))
+    result = scan_photo(photo.jpeg, ScanOptions(lang="en"))
+    assert any(w.startswith("red ink") for w in result.warnings)
+    truth = photo.truth["sheet"]
+    want = {}
+    for s, side in enumerate(truth["sides"]):
+        for c, col in enumerate(side["columns"]):
+            want |= {(s, c, row): ("x" if v == 0 else v) for row, v in col.items()}
+        want |= {(s, c, "total"): t for c, t in enumerate(side["written_totals"])}
+    right = sum(c.value == want.get((c.side, c.column, c.row)) for c in result.cells)
+    for c in result.cells:
+        assert not c.certain or c.value == want.get((c.side, c.column, c.row)), c
+    assert right >= 0.9 * len(result.cells)  # read, not merely flagged
