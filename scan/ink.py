@@ -26,25 +26,29 @@ RED_CHANNEL_BRIGHT = 0.6  # ...and brighter than this in red: red ink
 RED_INK_SHARE = 0.4  # of the sheet's ink (harsh bench: red pens 0.59-1.0, others <= 0.09)
 MIN_INK_PX = 2000  # at 10 px/mm, about four written digits: too little ink says nothing
 INNER_PX = 5  # the writable box shrunk by this: no grid line, even where placement is off
+STEP_PX = 3  # every third pixel each way (0.3 mm): strokes are wider, and it is 9x cheaper
 
 
 def red_ink_share(crops: Sequence[Any]) -> float:
     """Share of the ink in the cells' writable interiors that is red (0 without ink)."""
-    ink = red = 0
+    by_shape: dict[tuple[int, ...], list[np.ndarray]] = {}
     for crop in crops:
         image = crop.image
         if image.ndim != 3 or crop.box_px is None:
             continue
         x, y, w, h = crop.box_px
-        inner = image[y + INNER_PX:y + h - INNER_PX, x + INNER_PX:x + w - INNER_PX]
-        if inner.size == 0:
-            continue
-        inner = inner.reshape(-1, 3).astype(np.float32)
-        paper = np.percentile(inner, 90, axis=0) + 1.0  # the writable box is mostly paper
-        dark = inner[:, 1] < INK_GREEN * paper[1]
+        inner = image[y + INNER_PX:y + h - INNER_PX:STEP_PX, x + INNER_PX:x + w - INNER_PX:STEP_PX]
+        if inner.size:
+            by_shape.setdefault(inner.shape, []).append(inner)
+    ink = red = 0
+    for inners in by_shape.values():  # cells of a sheet share a few sizes: one pass each
+        px = np.ascontiguousarray(np.stack(inners).reshape(len(inners), -1, 3).transpose(0, 2, 1))
+        k = int(0.9 * px.shape[2])  # a box is mostly paper: its 90th percentile is paper
+        paper = np.partition(px, k, axis=2)[:, :, k:k + 1].astype(np.float32) + 1.0
+        dark = px[:, 1] < INK_GREEN * paper[:, 1]
         ink += int(dark.sum())
-        red += int((dark & (inner[:, 2] > RED_CHANNEL_BRIGHT * paper[2])).sum())
-    return red / ink if ink >= MIN_INK_PX else 0.0
+        red += int((dark & (px[:, 2] > RED_CHANNEL_BRIGHT * paper[:, 2])).sum())
+    return red / ink if ink >= MIN_INK_PX / STEP_PX ** 2 else 0.0
 
 
 def is_red_ink(crops: Sequence[Any]) -> bool:
