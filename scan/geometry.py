@@ -153,14 +153,17 @@ def page_frames() -> tuple[PageFrame, ...]:
     """
     from sheets.layout import all_specs, build_layout
 
-    frames: dict[tuple, PageFrame] = {}
+    frames: dict[PageFrame, None] = {}
     for spec in all_specs():
-        layout = build_layout(spec)
-        markers = tuple(Marker(corner, m.centre[0], m.centre[1], m.size)
-                        for corner, m in enumerate(layout.markers))
-        frame = PageFrame((layout.width, layout.height), markers, _box(layout.qr))
-        frames.setdefault((frame.page_mm, markers, frame.qr_box), frame)
-    return tuple(frames.values())
+        frames.setdefault(page_frame(build_layout(spec)))
+    return tuple(frames)
+
+
+def page_frame(layout: Any) -> PageFrame:
+    """The page frame a `sheets.layout.Layout` is printed on."""
+    markers = tuple(Marker(corner, m.centre[0], m.centre[1], m.size)
+                    for corner, m in enumerate(layout.markers))
+    return PageFrame((layout.width, layout.height), markers, _box(layout.qr))
 
 
 def _box(value: Any) -> Box:

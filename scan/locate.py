@@ -16,9 +16,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scan.geometry import PageFrame, SheetGeometry
+from scan.geometry import PageFrame, SheetGeometry, page_frame, page_frames
 from scoring.errors import SheetNotFoundError
-from sheets.layout import marker_corner, spec_from_marker_ids
+from sheets.layout import build_layout, marker_corner, spec_from_marker_ids
 
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
 QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded
@@ -126,10 +126,18 @@ def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
     return tuple(MarkerHit(found[c][0], _refine(gray, found[c][1])) for c in sorted(found))
 
 
-def layout_from_markers(markers: Sequence[MarkerHit]) -> Any:
+def layout_from_markers(markers: tuple[MarkerHit, ...]) -> Any:
     """The sheets.layout.LayoutSpec the fiducials' ids name (layout version 2 and later),
-    or None: a version 1 sheet, fewer than three markers, or ids that disagree."""
-    return spec_from_marker_ids(h.id for h in markers)
+    or None: a version 1 sheet, fewer than three markers, ids that disagree, or markers
+    that do not lie where that sheet prints them (a stray find in the clutter around it).
+    """
+    spec = spec_from_marker_ids(h.id for h in markers)
+    if spec is None:
+        return None
+    frame = page_frame(build_layout(spec))
+    if not any(fit[2] == frame for fit in frame_fits(markers, page_frames())):
+        return None
+    return spec
 
 
 def _refine(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:

@@ -198,9 +198,12 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(), recogniz
     if qr is None and marked is None and options.layout is None and len(markers) >= 2:
         with timer.stage("infer"):
             inferred = infer_layout(image, markers)
-    # A bright quadrilateral alone is no sheet: only markers or the code say it is ours.
+    # A bright quadrilateral alone is no sheet: only markers or the code say it is ours;
+    # and a lone marker is no sheet either (clutter shows one now and then): two that lie
+    # where a printed page has them are.
     hint = options.layout if inferred is None else inferred.spec
-    geom, source = resolve_geometry(qr, hint, bool(markers) or qr is not None, marked)
+    ours = qr is not None or bool(locate.frame_fits(markers, page_frames()))
+    geom, source = resolve_geometry(qr, hint, ours, marked)
     warnings: tuple[str, ...] = ()
     if inferred is not None and source == "options":
         source, warnings = "grid", (inferred.warning,)

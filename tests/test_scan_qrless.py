@@ -104,3 +104,30 @@ def test_committed_version_1_sample_without_its_qr_code(name, game):
     assert (result.geometry.game, result.geometry.n_sides) == (game, truth["layout"]["sides"])
     assert result.warnings and result.warnings[0].startswith("QR-Code unlesbar")
     _read_right_or_flagged(result, truth["sheet"])
+
+
+def test_a_stray_marker_in_the_clutter_is_no_sheet():
+    from scan import locate
+    from scan.load import load_photo
+    from scoring.errors import SheetNotFoundError
+
+    photo = SAMPLES / "14-no-sheet.jpg"
+    stray = locate.find_markers(load_photo(photo))
+    assert len(stray) == 1  # the table cloth shows one of the 44 ids the sheets now print
+    with pytest.raises(SheetNotFoundError) as err:
+        scan_photo(photo, ScanOptions())
+    assert str(err.value) == locate.NO_SHEET
+
+
+def test_markers_not_where_their_sheet_prints_them_name_no_layout():
+    from scan import locate
+    from scan.load import load_photo
+
+    photo = make_photo(Request(seed=77, level="mild", game="generala", players=3,
+                               blank_qr=True, megapixels=3.0))
+    markers = locate.find_markers(load_photo(photo.jpeg))
+    assert locate.layout_from_markers(markers) == LayoutSpec("generala", sides=3)
+    three = list(markers[:3])
+    three[1] = locate.MarkerHit(three[1].id, three[1].corners + np.float32([150, 220]))
+    assert locate.layout_from_markers(tuple(three)) is None  # a stray find: no layout from it
+    assert locate.layout_from_markers(markers[:3]) == LayoutSpec("generala", sides=3)
