@@ -11,10 +11,10 @@ import argparse
 import importlib
 import sys
 
-from scoring.errors import EscaleroError, ExitCode, internal_error
+from escalero.scoring.errors import EscaleroError, ExitCode, internal_error
 
 # Modules that add subcommands; a module that is missing (not built yet) is skipped.
-SUBCOMMAND_MODULES = ("scoring.cli", "sheets.cli", "scan.cli", "web.cli")
+SUBCOMMAND_MODULES = ("escalero.scoring.cli", "escalero.sheets.cli", "escalero.scan.cli", "escalero.web.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:

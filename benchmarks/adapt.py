@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from escalero.scan.adapt import AdaptParams, adapt
+from escalero.scan.recognize import DigitModelRecognizer
 
 from benchmarks.scan import CACHE, SEED_BASE, _norm, generator_version, make_photos, truth_cells
-from scan.adapt import AdaptParams, adapt
-from scan.recognize import DigitModelRecognizer
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ class _Recorder:
 
 
 def collect(paths: list[Path]) -> list[SheetCells]:
-    from scan.pipeline import ScanOptions, scan_photo
-    from scoring.errors import EscaleroError
+    from escalero.scan.pipeline import ScanOptions, scan_photo
+    from escalero.scoring.errors import EscaleroError
 
     rec = _Recorder(DigitModelRecognizer())
     sheets = []

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from scan import digit_model
-from scan.recognize import DigitModelRecognizer
+from escalero.scan import digit_model
+from escalero.scan.recognize import DigitModelRecognizer
 
 
 class _Crops:
@@ -43,8 +42,8 @@ class _Crops:
 
 
 def sheet_crops(paths: list[Path]) -> list[list[Any]]:
-    from scan.pipeline import ScanOptions, scan_photo
-    from scoring.errors import EscaleroError
+    from escalero.scan.pipeline import ScanOptions, scan_photo
+    from escalero.scoring.errors import EscaleroError
 
     out = []
     for path in paths:

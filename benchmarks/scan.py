@@ -43,10 +43,9 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-
-from samples.handwriting import SOURCES
-from samples.make_photos import Request, make_photo, write_photo
-from scoring.rulesets import get_ruleset
+from escalero.samples.handwriting import SOURCES
+from escalero.samples.make_photos import Request, make_photo, write_photo
+from escalero.scoring.rulesets import get_ruleset
 
 # samples/photos and the tests use small seeds; these never meet them.
 SEED_BASE = {"mild": 910_000, "harsh": 920_000}
@@ -88,7 +87,6 @@ class Outcome:
 def generator_version() -> str:
     """Hash of the generator's code and of the print (layout, renderer): cached photos
     from older code or an older print are not reused."""
-    import samples
     import sheets
 
     digest = hashlib.sha256()
@@ -137,7 +135,7 @@ def scanner_for(recognizer: str, adapt: bool = True, members: int | None = None
                 ) -> tuple[Scanner, str]:
     """The in-process scanner if scan.pipeline exists, else the `escalero scan` command."""
     try:
-        from scan.pipeline import ScanOptions, scan_photo
+        from escalero.scan.pipeline import ScanOptions, scan_photo
     except ImportError as err:
         exe = shutil.which("escalero") or str(Path(sys.executable).parent / "escalero")
 
@@ -154,11 +152,11 @@ def scanner_for(recognizer: str, adapt: bool = True, members: int | None = None
     options = ScanOptions(recognizer=recognizer, adapt=adapt)
     reader = None
     if members is not None and recognizer == "default":
-        from scan.recognize import DigitModelRecognizer
+        from escalero.scan.recognize import DigitModelRecognizer
 
         reader = DigitModelRecognizer(max_members=members)
     return (lambda path: scan_photo(str(path), options, reader).to_json(),
-            "scan.pipeline.scan_photo")
+            "escalero.scan.pipeline.scan_photo")
 
 
 class _Refused(Exception):
@@ -218,8 +216,8 @@ def answers_until_certain(truth_sheet: dict[str, Any], scanned: dict[str, Any],
                           want: dict[Cell, Any]) -> int | None:
     """Answer the cells the scanner asks about first, one by one, with the truth (as the
     web review walks them) until the payout is certain; None if it never gets there."""
-    from scan.payout import beliefs_from_json, reassess
-    from scoring.model import Sheet, with_cell
+    from escalero.scan.payout import beliefs_from_json, reassess
+    from escalero.scoring.model import Sheet, with_cell
 
     sheet = Sheet.from_json({k: v for k, v in scanned.items()
                              if k in ("game", "variant", "serial", "sides")})
@@ -238,7 +236,7 @@ def answers_until_certain(truth_sheet: dict[str, Any], scanned: dict[str, Any],
 
 
 def scan_all(paths: Sequence[Path], scanner: Scanner, label: str) -> list[Outcome]:
-    from scoring.errors import EscaleroError
+    from escalero.scoring.errors import EscaleroError
 
     outcomes = []
     for i, path in enumerate(paths):

@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from sheets.block import make_serials
-from sheets.layout import LayoutSpec, all_specs, build_layout
-from sheets.render import SheetText, render_pdf
+from escalero.sheets.block import make_serials
+from escalero.sheets.layout import LayoutSpec, all_specs, build_layout
+from escalero.sheets.render import SheetText, render_pdf
 
 
 def main(argv: list[str] | None = None) -> int:

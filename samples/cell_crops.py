@@ -14,9 +14,8 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-
-from samples.handwriting import Writer, render_entry
-from scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
+from escalero.samples.handwriting import Writer, render_entry
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
 
 MARGIN_PX = 15  # scan.cells.CELL_MARGIN_MM (1.5 mm) at scan.rectify.PX_PER_MM (10 px/mm)
 Entry = int | str | None

@@ -14,9 +14,8 @@ from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
-
-from scoring.dice import Throw, faces_of, row_scores
-from scoring.rulesets import Row, Ruleset, get_ruleset
+from escalero.scoring.dice import Throw, faces_of, row_scores
+from escalero.scoring.rulesets import Row, Ruleset, get_ruleset
 
 FIRST_NAMES = (
     "Anna", "Bernd", "Christa", "Dieter", "Eva", "Franz", "Gerti", "Hannes", "Ilse", "Josef",
@@ -230,7 +229,7 @@ def play_game(spec: GameSpec, rng: np.random.Generator) -> Game:
 
 def expected_settlement(sheet: dict) -> dict:
     """What `escalero settle --json` must say about `sheet` (scoring's own settlement)."""
-    from scoring.model import Sheet
-    from scoring.report import settle_report
+    from escalero.scoring.model import Sheet
+    from escalero.scoring.report import settle_report
 
     return settle_report(Sheet.from_json(sheet))

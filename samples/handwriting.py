@@ -99,7 +99,7 @@ def _pools() -> dict[str, tuple[tuple[np.ndarray, ...], ...]]:
 @lru_cache(maxsize=2)
 def _stroke_pools(split: str) -> tuple[tuple[np.ndarray, ...], ...]:
     """Pen-trajectory glyph masks of a split (same conventions as `_pools`)."""
-    from samples.strokes import stroke_pool  # only writers of that source need it
+    from escalero.samples.strokes import stroke_pool  # only writers of that source need it
 
     return stroke_pool(_STROKE_SEEDS[split], _STROKE_PER_DIGIT[split], _STROKE_HEIGHT,
                        _STROKE_PER_STYLE)

@@ -1,6 +1,6 @@
 """Synthetic phone photos of filled score sheets, each with its truth.
 
-    python -m samples.make_photos --n 10 --level mild --split eval --seed 1 --out DIR
+    python -m escalero.samples.make_photos --n 10 --level mild --split eval --seed 1 --out DIR
 
 For each photo: play a random legal game (samples.games), print the blank sheet
 (sheets.render -> PDF -> raster with pypdfium2), write the entries and names by hand
@@ -21,12 +21,11 @@ from pathlib import Path
 
 import numpy as np
 import pypdfium2 as pdfium
-
-from samples import camera, handwriting
-from samples.games import GameSpec, expected_settlement, play_game
-from scoring.errors import EscaleroError, ExitCode
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES
-from sheets.layout import (
+from escalero.samples import camera, handwriting
+from escalero.samples.games import GameSpec, expected_settlement, play_game
+from escalero.scoring.errors import EscaleroError, ExitCode
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES
+from escalero.sheets.layout import (
     KNOWN_VERSIONS,
     LAYOUT_VERSION,
     QR_CLEAR_MM,
@@ -34,7 +33,7 @@ from sheets.layout import (
     LayoutSpec,
     build_layout,
 )
-from sheets.render import SheetText, render_pdf
+from escalero.sheets.render import SheetText, render_pdf
 
 MM_PER_INCH = 25.4
 
@@ -205,7 +204,7 @@ def write_photo(photo: Photo, out: Path) -> Path:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m samples.make_photos", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m escalero.samples.make_photos", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=int, default=10, help="number of photos (default 10)")
     p.add_argument("--level", choices=camera.LEVELS, default="mild")

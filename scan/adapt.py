@@ -27,8 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from scan.recognize import CellReading, Reading
+from escalero.scan.recognize import CellReading, Reading
 
 SHARPNESS = 40.0  # log-odds per unit of cosine similarity
 FLOOR = 0.8  # the network's own confidence in the reading adaptation may make certain

@@ -15,11 +15,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-
-from scan.geometry import SheetGeometry
-from scan.grid import SnappedSlot
-from scan.notes import Note, note
-from scan.rectify import PX_PER_MM
+from escalero.scan.geometry import SheetGeometry
+from escalero.scan.grid import SnappedSlot
+from escalero.scan.notes import Note, note
+from escalero.scan.rectify import PX_PER_MM
 
 CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
 # How often a written total is the true sum when it is read right (players add up
@@ -66,7 +65,7 @@ class CellResult:
 def cut_crops(page: np.ndarray, snapped: Sequence[SnappedSlot], geom: SheetGeometry
               ) -> list[Any]:
     """One CellCrop per slot, per the cell-reading contract (box + 1.5 mm, 10 px/mm, BGR)."""
-    from scan.recognize import CellCrop
+    from escalero.scan.recognize import CellCrop
 
     rules = geom.ruleset
     crops = []
@@ -143,7 +142,7 @@ def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
                        ) -> list[CellResult]:
     """A strike written as a 0 with faint ink before it may be "40" or "10": not certain
     (scan.marks explains why the network cannot be trusted with this one)."""
-    from scan.marks import loop_with_company
+    from escalero.scan.marks import loop_with_company
 
     out = []
     for c, crop in zip(results, crops, strict=True):

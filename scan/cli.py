@@ -11,11 +11,11 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
 
-from scoring.cli import add_house_options, house_override
-from scoring.errors import EscaleroError, ExitCode, UsageError, internal_error
-from scoring.model import column_name
-from scoring.money import check_currency, parse_stake
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+from escalero.scoring.cli import add_house_options, house_override
+from escalero.scoring.errors import EscaleroError, ExitCode, UsageError, internal_error
+from escalero.scoring.model import column_name
+from escalero.scoring.money import check_currency, parse_stake
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
 CELL_W = 6
 
@@ -58,7 +58,7 @@ def _layout_hint(args: argparse.Namespace) -> Any:
     if args.game is None and args.players is None and not args.variant and not args.pairs \
             and args.paper is None:
         return None
-    from sheets.block import plan_block
+    from escalero.sheets.block import plan_block
 
     variants = tuple(v.strip() for a in args.variant for v in a.split(",") if v.strip())
     return plan_block(args.game or "escalero", args.players, args.names, args.pairs, variants,
@@ -67,7 +67,7 @@ def _layout_hint(args: argparse.Namespace) -> Any:
 
 def _options(args: argparse.Namespace) -> Any:
     """ScanOptions from the command line, every option checked before any photo is read."""
-    from scan.pipeline import ScanOptions
+    from escalero.scan.pipeline import ScanOptions
 
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give 1 or more")
@@ -125,7 +125,7 @@ SCAN_WORDS: dict[str, dict[str, str]] = {
 def format_scan(result: Any, lang: str = "de") -> str:
     """The payout and how sure it is first, with the cells it hangs on; then the payout's
     details, the sheet as read ('?' marks unsure cells) and the other unsure cells."""
-    from scoring import text
+    from escalero.scoring import text
 
     w = SCAN_WORDS[lang if lang in SCAN_WORDS else "de"]
     sheet = result.sheet
@@ -213,7 +213,7 @@ def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
     """Worker: (photo, options, debug dir, json?) -> (photo, exit code, output or error)."""
     from dataclasses import replace
 
-    from scan.pipeline import scan_photo
+    from escalero.scan.pipeline import scan_photo
 
     photo, options, debug, as_json = job
     if debug is not None:
@@ -234,7 +234,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     photos: Sequence[str] = args.photos
     debug = args.debug
     if len(photos) == 1:
-        from scan.pipeline import scan_photo
+        from escalero.scan.pipeline import scan_photo
 
         if debug is not None:
             from dataclasses import replace

@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.rulesets import Ruleset, get_ruleset
+from escalero.scoring.rulesets import Ruleset, get_ruleset
 
 Box = tuple[float, float, float, float]  # x_mm, y_mm, w_mm, h_mm (writable interior)
 
@@ -30,7 +30,7 @@ class Marker:
     @property
     def corner(self) -> int | None:
         """The page corner the id is printed in (0 top-left, clockwise); None: not ours."""
-        from sheets.layout import marker_corner
+        from escalero.sheets.layout import marker_corner
 
         return marker_corner(self.id)
 
@@ -108,7 +108,7 @@ def default_side_names(n_sides: int, pairs: bool, lang: str = "de"
 
 def from_layout(layout: Any, serial: str | None = None) -> SheetGeometry:
     """Flatten a `sheets.layout.Layout`."""
-    from sheets.layout import INSET_MM
+    from escalero.sheets.layout import INSET_MM
 
     spec = layout.spec
     slots = [Slot(c.side, c.column, c.row, _box(c.box)) for c in layout.cells]
@@ -127,7 +127,7 @@ def from_layout(layout: Any, serial: str | None = None) -> SheetGeometry:
 
 def geometry_for(spec: Any, serial: str | None = None) -> SheetGeometry:
     """The geometry of the sheet printed for `spec` (a sheets.layout.LayoutSpec)."""
-    from sheets.layout import build_layout
+    from escalero.sheets.layout import build_layout
 
     return from_layout(build_layout(spec), serial)
 
@@ -151,7 +151,7 @@ def page_frames() -> tuple[PageFrame, ...]:
     Markers and QR code depend only on the paper and its orientation, so the QR code
     can be looked for exactly where it must be before the layout is known.
     """
-    from sheets.layout import all_specs, build_layout
+    from escalero.sheets.layout import all_specs, build_layout
 
     frames: dict[PageFrame, None] = {}
     for spec in all_specs():

@@ -13,11 +13,10 @@ from typing import Any
 
 import cv2
 import numpy as np
-
-from scan.geometry import Box, SheetGeometry, Slot
-from scan.notes import note
-from scan.rectify import PX_PER_MM
-from scoring.errors import UnreadableSheetError
+from escalero.scan.geometry import Box, SheetGeometry, Slot
+from escalero.scan.notes import note
+from escalero.scan.rectify import PX_PER_MM
+from escalero.scoring.errors import UnreadableSheetError
 
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction

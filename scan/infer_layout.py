@@ -13,10 +13,9 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from scan.geometry import PageFrame, page_frames
-from scan.grid import MIN_LINE_STRENGTH, line_strength
-from scan.rectify import PX_PER_MM
+from escalero.scan.geometry import PageFrame, page_frames
+from escalero.scan.grid import MIN_LINE_STRENGTH, line_strength
+from escalero.scan.rectify import PX_PER_MM
 
 VALUE_ONLY_VARIANTS = ("strasse-25", "weights-123")  # change allowed values, not geometry
 TOL_MM = 1.0  # an expected line matches a found one this close (bent paper, homography)
@@ -67,7 +66,7 @@ def _default_rank(spec) -> tuple[int, int]:
 @functools.cache
 def candidates(frame: PageFrame) -> tuple[Candidate, ...]:
     """Every distinct grid printed on `frame`, each once."""
-    from sheets.layout import INSET_MM, all_specs, build_layout
+    from escalero.sheets.layout import INSET_MM, all_specs, build_layout
 
     groups: dict[tuple, list] = {}
     for spec in all_specs():
@@ -175,7 +174,7 @@ def _flat_strength(image: np.ndarray, hom: np.ndarray, frame: PageFrame,
 
 def infer_layout(image: np.ndarray, markers) -> Inferred | None:
     """The layout whose grid the photo shows, or None when no grid is clearly it."""
-    from scan.locate import frame_fits
+    from escalero.scan.locate import frame_fits
 
     fits = frame_fits(markers, page_frames())
     if not fits:

@@ -11,9 +11,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from escalero.scoring.errors import PhotoError
 from PIL import Image, ImageOps, UnidentifiedImageError
-
-from scoring.errors import PhotoError
 
 # A 60 MP photo is already larger than any phone camera's default; more is a
 # decompression bomb or a scan at absurd resolution.

@@ -15,10 +15,9 @@ from typing import Any
 
 import cv2
 import numpy as np
-
-from scan.geometry import PageFrame, SheetGeometry, page_frame, page_frames
-from scoring.errors import SheetNotFoundError
-from sheets.layout import build_layout, marker_corner, spec_from_marker_ids
+from escalero.scan.geometry import PageFrame, SheetGeometry, page_frame, page_frames
+from escalero.scoring.errors import SheetNotFoundError
+from escalero.sheets.layout import build_layout, marker_corner, spec_from_marker_ids
 
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
 QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-
-from scan.digit_model import WORK_H, ink_map, noise_floor
+from escalero.scan.digit_model import WORK_H, ink_map, noise_floor
 
 # The loop's hole must cover this share of its bounding box (a 0, not a blot or a dash).
 MIN_HOLE = 0.08

@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
-
-from scan.cells import CellResult
-from scan.geometry import SheetGeometry
-from scan.rectify import PX_PER_MM
+from escalero.scan.cells import CellResult
+from escalero.scan.geometry import SheetGeometry
+from escalero.scan.rectify import PX_PER_MM
 
 if TYPE_CHECKING:
-    from scan.pipeline import ScanResult
+    from escalero.scan.pipeline import ScanResult
 
 GREEN, ORANGE, RED, BLUE, MAGENTA = (40, 160, 40), (0, 140, 255), (0, 0, 230), (200, 90, 0), \
     (200, 0, 200)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any, Final
 
-from scan.cells import CellResult, candidates
-from scoring.certainty import CellBelief, PayoutCertainty, payout_certainty
-from scoring.model import Sheet
+from escalero.scan.cells import CellResult, candidates
+from escalero.scoring.certainty import CellBelief, PayoutCertainty, payout_certainty
+from escalero.scoring.model import Sheet
 
 DOUBTED_WEIGHT: Final = 0.5  # what a rule-doubted reading keeps of its probability
 LEAST: Final = 1e-6  # readings below this are left to the even spread over the rest

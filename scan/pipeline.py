@@ -15,22 +15,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from scan import cells as cells_mod
-from scan import locate, payout
-from scan.geometry import (
+from escalero.scan import cells as cells_mod
+from escalero.scan import locate, payout
+from escalero.scan.geometry import (
     TOTAL_ROW,
     SheetGeometry,
     default_side_names,
     geometry_for,
     page_frames,
 )
-from scan.grid import SnappedSlot, flag_unplaced, snap_slots
-from scan.infer_layout import infer_layout
-from scan.ink import drop_grid_by_shade, is_red_ink
-from scan.load import load_photo
-from scan.notes import note
-from scan.rectify import (
+from escalero.scan.grid import SnappedSlot, flag_unplaced, snap_slots
+from escalero.scan.infer_layout import infer_layout
+from escalero.scan.ink import drop_grid_by_shade, is_red_ink
+from escalero.scan.load import load_photo
+from escalero.scan.notes import note
+from escalero.scan.rectify import (
     MAX_BLUR_MM,
     MIN_PHOTO_PX_PER_MM,
     TOO_BLURRED,
@@ -39,16 +38,16 @@ from scan.rectify import (
     outline_blur_mm,
     rectify,
 )
-from scoring.certainty import PayoutCertainty
-from scoring.errors import (
+from escalero.scoring.certainty import PayoutCertainty
+from escalero.scoring.errors import (
     EscaleroError,
     LayoutUnknownError,
     SheetNotFoundError,
     UnreadableSheetError,
     UsageError,
 )
-from scoring.model import Sheet
-from scoring.report import settle_report
+from escalero.scoring.model import Sheet
+from escalero.scoring.report import settle_report
 
 NO_LAYOUT = ("sheet found, but its QR code cannot be read: name the layout with "
              "--game and --players (and --pairs, --variant, --paper if used)")
@@ -102,7 +101,7 @@ class ScanResult:
 
     def overlay(self) -> np.ndarray:
         """The flat sheet with every reading drawn in (green certain, orange/red flagged)."""
-        from scan.overlay import draw_sheet
+        from escalero.scan.overlay import draw_sheet
 
         return draw_sheet(self.rectified, self.geometry, self.cells)
 
@@ -127,7 +126,7 @@ class _Timer:
 
 @functools.lru_cache(maxsize=4)
 def _recognizer(name: str) -> Any:
-    from scan.recognize import get_recognizer
+    from escalero.scan.recognize import get_recognizer
 
     return get_recognizer(name)
 
@@ -136,7 +135,7 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
                      marked: Any = None) -> tuple[SheetGeometry, str]:
     """The layout from the QR code, else from the fiducials' ids (`marked`), else from
     the user's hint, else refuse."""
-    from sheets.layout import decode_code
+    from escalero.sheets.layout import decode_code
 
     if qr is not None:
         try:
@@ -164,12 +163,12 @@ def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
         result = scan_image(image, options, recognizer, timer)
     except EscaleroError as err:
         if options.debug_dir is not None:  # when a user needs it most
-            from scan.overlay import write_failure
+            from escalero.scan.overlay import write_failure
 
             write_failure(Path(options.debug_dir), image, timer.found, timer.current, str(err))
         raise
     if options.debug_dir is not None:
-        from scan.overlay import write_debug
+        from escalero.scan.overlay import write_debug
 
         write_debug(Path(options.debug_dir), image, result)
     return result
@@ -272,7 +271,7 @@ def read_cells(reader: Any, crops: Sequence[Any], adapt: bool) -> list[Any]:
     readings, feats = reader.read_with_features(crops)
     if feats is None:
         return list(readings)
-    from scan.adapt import adapt as adapt_sheet
+    from escalero.scan.adapt import adapt as adapt_sheet
 
     cal = reader.calibration
     return list(adapt_sheet(readings, feats,

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-
-from scan import digit_model
-from scoring.errors import ToolMissingError
+from escalero.scan import digit_model
+from escalero.scoring.errors import ToolMissingError
 
 Reading = int | str | None  # sheet-JSON value: int, "x" (struck) or None (empty)
 
@@ -123,7 +122,7 @@ def get_recognizer(name: str = "default") -> Recognizer:
     if name in ("default", "cnn", "digits"):
         rec: Recognizer = DigitModelRecognizer()
     elif name == "tesseract":
-        from scan.tesseract_reader import TesseractRecognizer
+        from escalero.scan.tesseract_reader import TesseractRecognizer
 
         rec = TesseractRecognizer()
         if not rec.available():

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from scan.geometry import Box, SheetGeometry
-from scoring.errors import UnreadableSheetError
+from escalero.scan.geometry import Box, SheetGeometry
+from escalero.scoring.errors import UnreadableSheetError
 
 PX_PER_MM = 10.0  # the cell-reading contract's resolution
 # The digit model is trained down to ~2.8 px/mm: cells shown below MIN_PHOTO_PX_PER_MM are

@@ -13,9 +13,8 @@ from collections.abc import Sequence
 
 import cv2
 import numpy as np
-
-from scan.digit_model import preprocess
-from scan.recognize import CellCrop, CellReading, Reading
+from escalero.scan.digit_model import preprocess
+from escalero.scan.recognize import CellCrop, CellReading, Reading
 
 # Tesseract's own confidence is not calibrated for handwriting: cap it below the threshold.
 MAX_CONFIDENCE = 0.6

@@ -28,10 +28,9 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
-
-from scoring.model import STRUCK, Cell, Sheet, with_cell
-from scoring.rulesets import Ruleset
-from scoring.settle import settle, settle_totals
+from escalero.scoring.model import STRUCK, Cell, Sheet, with_cell
+from escalero.scoring.rulesets import Ruleset
+from escalero.scoring.settle import settle, settle_totals
 
 # A payout is "certain" at or above this probability of being exactly the one shown.
 # Chosen on the tuning benchmark sets (456 read sheets, 2/3/6 sides, mild and harsh): no

@@ -8,16 +8,16 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from scoring import house as house_mod
-from scoring import text
-from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
-from scoring.errors import ExitCode, UsageError
-from scoring.house import PRESETS
-from scoring.model import Sheet, load_sheet
-from scoring.money import check_currency, parse_stake
-from scoring.report import balance_report, settle_report
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
-from scoring.validate import describe_allowed
+from escalero.scoring import house as house_mod
+from escalero.scoring import text
+from escalero.scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
+from escalero.scoring.errors import ExitCode, UsageError
+from escalero.scoring.house import PRESETS
+from escalero.scoring.model import Sheet, load_sheet
+from escalero.scoring.money import check_currency, parse_stake
+from escalero.scoring.report import balance_report, settle_report
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
+from escalero.scoring.validate import describe_allowed
 
 
 def register(subparsers: Any) -> None:

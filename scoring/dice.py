@@ -23,8 +23,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scoring.errors import UsageError
-from scoring.rulesets import Ruleset
+from escalero.scoring.errors import UsageError
+from escalero.scoring.rulesets import Ruleset
 
 DICE = 5
 # Spellings accepted for Escalero faces besides the printed ones (English court cards).

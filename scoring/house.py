@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from scoring.errors import InputFileError, UsageError
-from scoring.rulesets import Ruleset
+from escalero.scoring.errors import InputFileError, UsageError
+from escalero.scoring.rulesets import Ruleset
 
 MAX_COLUMN_POINTS = 100
 MAX_BONUS = 10

@@ -25,10 +25,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
-from scoring import house as house_mod
-from scoring.errors import InputFileError, UnknownRulesError
-from scoring.house import HouseRules
-from scoring.rulesets import Ruleset, get_ruleset
+from escalero.scoring import house as house_mod
+from escalero.scoring.errors import InputFileError, UnknownRulesError
+from escalero.scoring.house import HouseRules
+from escalero.scoring.rulesets import Ruleset, get_ruleset
 
 ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
 STRUCK_JSON = "x"

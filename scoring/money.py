@@ -28,7 +28,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from math import floor
 
-from scoring.errors import UsageError
+from escalero.scoring.errors import UsageError
 
 CENT = Decimal("0.01")
 EXACT_LIMIT = 12  # 2^12 subsets: a few ms in pure Python

@@ -12,10 +12,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from scoring import money
-from scoring.model import Sheet
-from scoring.settle import Points, settle
-from scoring.validate import EMPTY, validate
+from escalero.scoring import money
+from escalero.scoring.model import Sheet
+from escalero.scoring.settle import Points, settle
+from escalero.scoring.validate import EMPTY, validate
 
 
 def settle_report(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from scoring.errors import UnknownRulesError
+from escalero.scoring.errors import UnknownRulesError
 
 GAMES = ("escalero", "generala")
 ESCALERO_VARIANTS = ("strasse-25", "doppel-grande", "one-column", "weights-123")

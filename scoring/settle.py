@@ -29,9 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from scoring.house import HouseRules, default_for
-from scoring.model import Sheet
-from scoring.rulesets import Ruleset
+from escalero.scoring.house import HouseRules, default_for
+from escalero.scoring.model import Sheet
+from escalero.scoring.rulesets import Ruleset
 
 Points = int | Fraction
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring.dice import POKER_CATEGORIES
-from scoring.house import HouseRules, default_for
-from scoring.model import STRUCK, Sheet, column_name
-from scoring.report import signed_points as _signed
-from scoring.rulesets import Ruleset
-from scoring.validate import EMPTY, column_place, describe_allowed, game_name
+from escalero.scoring.dice import POKER_CATEGORIES
+from escalero.scoring.house import HouseRules, default_for
+from escalero.scoring.model import STRUCK, Sheet, column_name
+from escalero.scoring.report import signed_points as _signed
+from escalero.scoring.rulesets import Ruleset
+from escalero.scoring.validate import EMPTY, column_place, describe_allowed, game_name
 
 # Piatnik's words: Kolonne (not Spalte), Partiepunkte, gestrichen, serviert; a side is a
 # Spieler or, in pairs mode, a Paar (Partei when both occur).

@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.errors import UnknownRulesError
-from scoring.model import STRUCK, Sheet, column_name
-from scoring.rulesets import Row, Ruleset
+from escalero.scoring.errors import UnknownRulesError
+from escalero.scoring.model import STRUCK, Sheet, column_name
+from escalero.scoring.rulesets import Row, Ruleset
 
 # Problem kinds (stable codes for the web front end and tests).
 INVALID_VALUE = "invalid_value"

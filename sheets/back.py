@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sheets.layout import Box
-from sheets.style import GRID_PT, GRID_RED, INK, MUTED
+from escalero.sheets.layout import Box
+from escalero.sheets.style import GRID_PT, GRID_RED, INK, MUTED
 
 if TYPE_CHECKING:
-    from sheets.render import Pen
+    from escalero.sheets.render import Pen
 
 _TEXT = {
     "de": {

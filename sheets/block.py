@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from sheets.layout import LayoutSpec, SheetOptionError, build_layout
+from escalero.sheets.layout import LayoutSpec, SheetOptionError, build_layout
 
 SERIAL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud safely
 

@@ -13,13 +13,13 @@ import argparse
 import json
 from pathlib import Path
 
-from scoring.cli import add_house_options, house_override
-from scoring.errors import ExitCode, UsageError
-from scoring.house import default_for
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
-from sheets.block import make_serials, plan_block
-from sheets.layout import PAPERS, SheetOptionError, build_layout
-from sheets.render import BACKS, SheetText, page_geometry, render_pdf
+from escalero.scoring.cli import add_house_options, house_override
+from escalero.scoring.errors import ExitCode, UsageError
+from escalero.scoring.house import default_for
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+from escalero.sheets.block import make_serials, plan_block
+from escalero.sheets.layout import PAPERS, SheetOptionError, build_layout
+from escalero.sheets.render import BACKS, SheetText, page_geometry, render_pdf
 
 MAX_PAGES = 1000
 

@@ -28,8 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from scoring.errors import SheetNotFoundError, UnknownRulesError, UsageError
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
+from escalero.scoring.errors import SheetNotFoundError, UnknownRulesError, UsageError
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
 
 LAYOUT_VERSION = 2  # 2: the fiducials' ids carry the spec (1: ids 0-3)
 KNOWN_VERSIONS = (1, 2)  # printed by some release; every one still builds (and scans)

@@ -16,15 +16,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from reportlab.graphics.barcode import qrencoder
-from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.pdfgen.canvas import Canvas
-
-from scoring.house import HouseRules
-from sheets import back as back_page
-from sheets import texts
-from sheets.layout import (
+from escalero.scoring.house import HouseRules
+from escalero.sheets import back as back_page
+from escalero.sheets import texts
+from escalero.sheets.layout import (
     INSET_MM,
     PAPERS,
     Box,
@@ -33,7 +28,11 @@ from sheets.layout import (
     build_layout,
     encode_code,
 )
-from sheets.style import BLACK, GRID_PT, GRID_RED, INK, MUTED, SIDE_PT
+from escalero.sheets.style import BLACK, GRID_PT, GRID_RED, INK, MUTED, SIDE_PT
+from reportlab.graphics.barcode import qrencoder
+from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen.canvas import Canvas
 
 BACKS = ("start-poker",)
 

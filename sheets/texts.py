@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scoring.errors import UnknownRulesError
-from scoring.house import HouseRules, default_for
-from scoring.rulesets import LANGUAGES, Ruleset
+from escalero.scoring.errors import UnknownRulesError
+from escalero.scoring.house import HouseRules, default_for
+from escalero.scoring.rulesets import LANGUAGES, Ruleset
 
 if TYPE_CHECKING:
-    from sheets.layout import Layout
+    from escalero.sheets.layout import Layout
 
 _STRINGS = {
     "de": {

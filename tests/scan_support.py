@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-
-from scan.geometry import TOTAL_ROW, Marker, SheetGeometry, Slot, default_side_names
-from scoring.rulesets import get_ruleset
+from escalero.scan.geometry import TOTAL_ROW, Marker, SheetGeometry, Slot, default_side_names
+from escalero.scoring.rulesets import get_ruleset
 
 RED_BGR = (150, 150, 240)  # light red dropout colour
 INK_BGR = (120, 40, 20)  # blue ballpoint
@@ -136,9 +135,8 @@ def encode_jpeg(img: np.ndarray, quality: int = 90) -> bytes:
 def render_sheet(spec, serial: str = "T-1", px_per_mm: float = 8.0) -> np.ndarray:
     """The real printed sheet (sheets.render PDF, rasterised with pypdfium2), BGR."""
     import pypdfium2
-
-    from sheets.layout import build_layout
-    from sheets.render import render_pdf
+    from escalero.sheets.layout import build_layout
+    from escalero.sheets.render import render_pdf
 
     pdf = pypdfium2.PdfDocument(render_pdf(build_layout(spec), [serial]))
     bitmap = pdf[0].render(scale=px_per_mm * 25.4 / 72).to_pil()
@@ -178,7 +176,7 @@ class InkRecognizer:
 def written_sheet(spec, entries: dict, serial: str = "T-1", px_per_mm: float = 6.0
                   ) -> np.ndarray:
     """The printed sheet for `spec` with `entries` {(side, column, row): value} written in."""
-    from scan.geometry import geometry_for
+    from escalero.scan.geometry import geometry_for
 
     geom = geometry_for(spec, serial)
     page = render_sheet(spec, serial, px_per_mm)

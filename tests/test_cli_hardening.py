@@ -8,18 +8,17 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from escalero.cli import main as escalero_main
+from escalero.scan import load, pipeline
+from escalero.scoring import cli as scoring_cli
 from PIL import Image
-
-import escalero_cli
-from scan import load, pipeline
-from scoring import cli as scoring_cli
 
 GOOD = {"sides": [{"name": "A", "columns": [{"nines": 3}, {}, {}]},
                   {"name": "B", "columns": [{"nines": 4}, {}, {}]}]}
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = escalero_cli.main(argv)
+    code = escalero_main(argv)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -145,6 +144,6 @@ def test_serve_refuses_a_short_pin_and_a_busy_port(capsys, monkeypatch) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        monkeypatch.setattr("web.app.create_app", lambda config: SimpleNamespace())
+        monkeypatch.setattr("escalero.web.app.create_app", lambda config: SimpleNamespace())
         code, _, err = run(["serve", "--port", str(port)], capsys)
     assert code == 2 and "already in use" in one_line(err)

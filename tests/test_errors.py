@@ -6,9 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-from scan.pipeline import ScanOptionError
-from scoring.errors import (
+from escalero.scan.pipeline import ScanOptionError
+from escalero.scoring.errors import (
     EscaleroError,
     ExitCode,
     InputFileError,
@@ -20,11 +19,11 @@ from scoring.errors import (
     UnreadableSheetError,
     UsageError,
 )
-from sheets.layout import SheetOptionError
-from web.app import BodyTooLarge, NotJson
-from web.ledger import DuplicateSerialError, LedgerError
-from web.services import PhotoTooLarge, UnnamedSidesError
-from web.uploads import NotAnImage, UploadTooLarge
+from escalero.sheets.layout import SheetOptionError
+from escalero.web.app import BodyTooLarge, NotJson
+from escalero.web.ledger import DuplicateSerialError, LedgerError
+from escalero.web.services import PhotoTooLarge, UnnamedSidesError
+from escalero.web.uploads import NotAnImage, UploadTooLarge
 
 
 def test_exit_codes_are_the_documented_ones() -> None:

@@ -16,14 +16,13 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+from escalero.cli import main as escalero_main
+from escalero.scoring.rulesets import ESCALERO_VARIANTS
+from escalero.web.app import create_app
+from escalero.web.config import WebConfig
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import escalero_cli
-from scoring.rulesets import ESCALERO_VARIANTS
-from web.app import create_app
-from web.config import WebConfig
 
 ROWS = ("nines", "tens", "jacks", "queens", "kings", "aces", "straight", "full_house", "poker",
         "grande", "generala", "no-such-row")
@@ -85,7 +84,7 @@ def test_settle_command_exits_0_or_3(obj: Any) -> None:
         path.write_text(json.dumps(obj), encoding="utf-8")
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = bounded(lambda: escalero_cli.main(["settle", str(path), "--json"]))
+            code = bounded(lambda: escalero_main(["settle", str(path), "--json"]))
     assert code in (0, 3), err.getvalue()
     if code == 0:
         assert json.loads(out.getvalue())["settlement"]

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-
-from samples.cell_crops import MARGIN_PX, random_box, random_entry, row_value_sets, synth_cell
-from samples.handwriting import make_writer
-from scan.digit_model import INPUT_H, INPUT_W, ink_map, ink_window, preprocess
-from scoring.rulesets import get_ruleset
+from escalero.samples.cell_crops import (
+    MARGIN_PX,
+    random_box,
+    random_entry,
+    row_value_sets,
+    synth_cell,
+)
+from escalero.samples.handwriting import make_writer
+from escalero.scan.digit_model import INPUT_H, INPUT_W, ink_map, ink_window, preprocess
+from escalero.scoring.rulesets import get_ruleset
 
 
 def test_crop_is_box_plus_margin_and_deterministic() -> None:
@@ -56,7 +61,7 @@ def test_preprocess_finds_the_ink_and_drops_the_grid() -> None:
 
 
 def test_faint_digit_lightens_one_end_of_the_number_only() -> None:
-    from samples.cell_crops import _fade_one_end
+    from escalero.samples.cell_crops import _fade_one_end
 
     before = np.full((40, 100, 3), 230, np.uint8)
     after = before.copy()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from samples import handwriting as hw
+from escalero.samples import handwriting as hw
 
 
 def test_stroke_pools_are_disjoint_between_splits() -> None:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from scan.digit_model import HEAD_OFFSET, N_OUT, decode, score_cell
-from scan.recognize import CellReading
+from escalero.scan.digit_model import HEAD_OFFSET, N_OUT, decode, score_cell
+from escalero.scan.recognize import CellReading
 
 SURE, UNSURE = 9.0, 2.0
 
@@ -88,7 +87,7 @@ def test_reading_from_ranked() -> None:
 
 
 def test_totals_need_the_stricter_threshold_only_when_read_as_a_number() -> None:
-    from scan.digit_model import Calibration
+    from escalero.scan.digit_model import Calibration
 
     cal = Calibration(temperature=1.0, accept=0.99, accept_total=0.999)
     assert cal.threshold((1, 2, 3), 5) == 0.99
@@ -101,8 +100,7 @@ def test_writing_in_a_noisy_cell_survives_the_noise_floor(width: int) -> None:
     """Dim pencil on grainy paper: the floor is measured on the cell, not on the paper
     padding of a narrow cell (counted in, it doubled the spread and wiped a "45" out)."""
     import cv2
-
-    from scan.digit_model import preprocess
+    from escalero.scan.digit_model import preprocess
 
     rng = np.random.default_rng(3)
     grey = np.full((150, width), 150.0) + rng.normal(0, 14, (150, width))

@@ -7,18 +7,17 @@ import shutil
 
 import numpy as np
 import pytest
-
-from samples.cell_crops import synth_cell
-from samples.handwriting import make_writer
-from scan.recognize import (
+from escalero.samples.cell_crops import synth_cell
+from escalero.samples.handwriting import make_writer
+from escalero.scan.recognize import (
     CellCrop,
     CellReading,
     DigitModelRecognizer,
     Recognizer,
     get_recognizer,
 )
-from scoring.errors import ToolMissingError
-from scoring.rulesets import get_ruleset
+from escalero.scoring.errors import ToolMissingError
+from escalero.scoring.rulesets import get_ruleset
 
 RULES = get_ruleset("escalero")
 ACES = RULES.row("aces").allowed
@@ -127,7 +126,7 @@ def test_missing_model_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_members_listed_in_the_json_are_read_together(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from scan import digit_model
+    from escalero.scan import digit_model
 
     committed = digit_model.members()
     for i, path in enumerate(committed):  # the same team twice over: the mean is unchanged

@@ -5,9 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-
-from scan.recognize import CellCrop, CellReading
-from scan.tesseract_reader import (
+from escalero.scan.recognize import CellCrop, CellReading
+from escalero.scan.tesseract_reader import (
     ACCEPT,
     INK_EMPTY,
     MAX_CONFIDENCE,

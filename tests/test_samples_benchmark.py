@@ -6,9 +6,9 @@ import copy
 import math
 
 import numpy as np
+from escalero.samples.games import GameSpec, expected_settlement, play_game
 
 from benchmarks import scan as bench
-from samples.games import GameSpec, expected_settlement, play_game
 
 
 def _truth() -> dict:
@@ -71,7 +71,7 @@ def test_summary_and_table() -> None:
 def test_scan_all_sorts_refusals_crashes_and_expected_refusals(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import json
 
-    from scoring.errors import SheetNotFoundError, UnreadableSheetError
+    from escalero.scoring.errors import SheetNotFoundError, UnreadableSheetError
 
     truth = _truth()
     cases = {"good": truth, "blurred": truth, "broken": truth,

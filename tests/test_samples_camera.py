@@ -5,8 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-
-from samples import camera
+from escalero.samples import camera
 
 A4 = (210.0, 297.0)
 

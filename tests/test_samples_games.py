@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from samples.games import GameSpec, expected_settlement, play_game
-from scoring.model import Sheet
-from scoring.rulesets import get_ruleset
+from escalero.samples.games import GameSpec, expected_settlement, play_game
+from escalero.scoring.model import Sheet
+from escalero.scoring.rulesets import get_ruleset
 
 SPECS = [
     GameSpec(),

@@ -7,11 +7,10 @@ import json
 import cv2
 import numpy as np
 import pytest
-
-from samples import handwriting, make_photos
-from samples.make_photos import Request, make_photo
-from scoring.model import Sheet
-from scoring.report import settle_report
+from escalero.samples import handwriting, make_photos
+from escalero.samples.make_photos import Request, make_photo
+from escalero.scoring.model import Sheet
+from escalero.scoring.report import settle_report
 
 
 def test_photo_and_truth_are_deterministic_per_seed() -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from samples import strokes as st
+from escalero.samples import strokes as st
 
 
 def _check_mask(g: np.ndarray, height: int) -> None:

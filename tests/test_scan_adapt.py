@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from scan.adapt import AdaptParams, adapt
-from scan.recognize import CellReading
+from escalero.scan.adapt import AdaptParams, adapt
+from escalero.scan.recognize import CellReading
 
 ACCEPT = 0.99
 
@@ -102,9 +101,10 @@ def test_the_read_stage_adapts_a_sample_photo_and_only_adds_certainty() -> None:
     import json
     from pathlib import Path
 
+    from escalero.scan.pipeline import ScanOptions, read_cells, scan_photo
+    from escalero.scan.recognize import DigitModelRecognizer
+
     from benchmarks.scan import _norm, truth_cells
-    from scan.pipeline import ScanOptions, read_cells, scan_photo
-    from scan.recognize import DigitModelRecognizer
 
     photo = Path(__file__).parents[1] / "samples" / "photos" / "01-easy-2-players.jpg"
     reader = DigitModelRecognizer()

@@ -8,14 +8,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from escalero.scan.cells import CellResult, check_totals, cut_crops, to_results
+from escalero.scan.geometry import geometry_for
+from escalero.scan.grid import SnappedSlot
+from escalero.scan.recognize import CellReading
+from escalero.sheets.layout import LayoutSpec
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from scan.cells import CellResult, check_totals, cut_crops, to_results
-from scan.geometry import geometry_for
-from scan.grid import SnappedSlot
-from scan.recognize import CellReading
-from sheets.layout import LayoutSpec
 
 ROWS = ("nines", "tens", "jacks")
 
@@ -189,7 +188,7 @@ def test_a_total_the_entries_back_up_beyond_doubt_is_certain() -> None:
 
 def _brute_force(cells: list[CellResult], total: CellResult) -> dict[tuple, float]:
     """The joint posterior by enumerating every combination (the definition)."""
-    from scan.cells import TOTAL_RIGHT, WRONG_TOTAL_SHARE
+    from escalero.scan.cells import TOTAL_RIGHT, WRONG_TOTAL_SHARE
 
     other = object()
     opts = [[(c.value, c.confidence), *c.alternatives] for c in cells]
@@ -240,7 +239,7 @@ def test_unsure_total_and_unsure_cell_settle_on_each_other() -> None:
 
 
 def test_cells_too_small_in_the_photo_are_never_certain() -> None:
-    from scan.cells import flag_small
+    from escalero.scan.cells import flag_small
 
     cells = [_cell("nines", 3, 0.999, True), _cell("tens", 4, 0.999, True),
              _cell("jacks", 6, 0.5, False)]

@@ -7,11 +7,10 @@ import json
 import cv2
 import numpy as np
 import pytest
+from escalero.cli import main as escalero_main
+from escalero.scan import pipeline
+from escalero.sheets.layout import LayoutSpec
 from scan_support import InkRecognizer, photo_of, written_sheet
-
-import escalero_cli
-from scan import pipeline
-from sheets.layout import LayoutSpec
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +35,7 @@ def ink_reader(monkeypatch) -> None:
 
 
 def test_single_photo_table(photos, capsys) -> None:
-    assert escalero_cli.main(["scan", photos["good"], "--names", "Anna,Bernd"]) == 0
+    assert escalero_main(["scan", photos["good"], "--names", "Anna,Bernd"]) == 0
     out = capsys.readouterr().out
     assert "Neuner" in out and "Anna" in out and "?" in out
     # The payout's status leads: this sheet is mostly empty, so the payout is provisional.
@@ -45,14 +44,14 @@ def test_single_photo_table(photos, capsys) -> None:
 
 
 def test_single_photo_table_speaks_the_chosen_language(photos, capsys) -> None:
-    assert escalero_cli.main(["scan", photos["good"], "--lang", "en"]) == 0
+    assert escalero_main(["scan", photos["good"], "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Payout provisional: the sheet is not finished")
     assert "gelesen" not in out and "Summe (geschrieben)" not in out
 
 
 def test_single_photo_json(photos, capsys) -> None:
-    assert escalero_cli.main(["scan", photos["good"], "--json"]) == 0
+    assert escalero_main(["scan", photos["good"], "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert len(obj["review"]) == 2 and "settlement" in obj and "validation" in obj
     assert obj["settlement"]["certain"] is False  # unfinished: never certain
@@ -63,14 +62,14 @@ def test_single_photo_json(photos, capsys) -> None:
 
 @pytest.mark.parametrize("name, code", [("text", 4), ("table", 5), ("blurred", 6)])
 def test_exit_codes(photos, capsys, name, code) -> None:
-    assert escalero_cli.main(["scan", photos[name]]) == code
+    assert escalero_main(["scan", photos[name]]) == code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error" in err
 
 
 def test_batch_continues_and_returns_the_worst(photos, capsys) -> None:
     argv = ["scan", photos["good"], photos["text"], photos["blurred"], "--json"]
-    assert escalero_cli.main(argv) == 6
+    assert escalero_main(argv) == 6
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines()]
     assert [("error" in obj) for obj in lines] == [False, True, True]
@@ -80,14 +79,14 @@ def test_batch_continues_and_returns_the_worst(photos, capsys) -> None:
 
 def test_parallel_jobs(photos, capsys) -> None:
     argv = ["scan", photos["good"], photos["table"], photos["good"], "--json", "--jobs", "2"]
-    assert escalero_cli.main(argv) == 5
+    assert escalero_main(argv) == 5
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [("error" in obj) for obj in lines] == [False, True, False]
 
 
 def test_layout_options_and_debug(photos, capsys, tmp_path) -> None:
     argv = ["scan", photos["good"], "--players", "2", "--debug", str(tmp_path), "--stake", "0.5"]
-    assert escalero_cli.main(argv) == 0
+    assert escalero_main(argv) == 0
     assert (tmp_path / "sheet_overlay.png").exists()
     assert "EUR" in capsys.readouterr().out
-    assert escalero_cli.main(["scan", photos["good"], "--players", "9"]) == 2
+    assert escalero_main(["scan", photos["good"], "--players", "9"]) == 2

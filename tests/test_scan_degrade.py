@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scan_support import photo_with_truth, written_sheet
-
-from scan.cells import CellResult
-from scan.geometry import geometry_for
-from scan.grid import (
+from escalero.scan.cells import CellResult
+from escalero.scan.geometry import geometry_for
+from escalero.scan.grid import (
     FOUND_MM,
     MAX_UNCERTAIN_MM,
     UNPLACEABLE,
@@ -16,9 +14,10 @@ from scan.grid import (
     is_gray,
     snap_slots,
 )
-from scan.rectify import rectify
-from scoring.errors import UnreadableSheetError
-from sheets.layout import LayoutSpec
+from escalero.scan.rectify import rectify
+from escalero.scoring.errors import UnreadableSheetError
+from escalero.sheets.layout import LayoutSpec
+from scan_support import photo_with_truth, written_sheet
 
 PPM = 6.0
 SPEC = LayoutSpec()

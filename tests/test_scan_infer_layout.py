@@ -9,15 +9,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from escalero.scan import locate
+from escalero.scan.geometry import geometry_for, page_frames
+from escalero.scan.infer_layout import candidates, infer_layout
+from escalero.scan.load import load_photo
+from escalero.scan.pipeline import NO_LAYOUT, ScanOptions, scan_photo
+from escalero.scoring.errors import SheetNotFoundError
+from escalero.sheets.layout import LayoutSpec
 from scan_support import InkRecognizer, cover, encode_jpeg, photo_of, written_sheet
-
-from scan import locate
-from scan.geometry import geometry_for, page_frames
-from scan.infer_layout import candidates, infer_layout
-from scan.load import load_photo
-from scan.pipeline import NO_LAYOUT, ScanOptions, scan_photo
-from scoring.errors import SheetNotFoundError
-from sheets.layout import LayoutSpec
 
 PPM = 6.0
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scan_support
+from escalero.scan.ink import drop_grid_by_shade, is_red_ink, red_ink_share
+from escalero.scan.pipeline import ScanOptions, scan_photo
+from escalero.scan.recognize import CellCrop
+from escalero.sheets.layout import LayoutSpec
 from scan_support import InkRecognizer, encode_jpeg, photo_of, write_entry, written_sheet
-
-from scan.ink import drop_grid_by_shade, is_red_ink, red_ink_share
-from scan.pipeline import ScanOptions, scan_photo
-from scan.recognize import CellCrop
-from sheets.layout import LayoutSpec
 
 PAPER = (235, 238, 240)
 GRID = (120, 120, 235)  # the light-red print, BGR
@@ -80,7 +79,7 @@ def test_the_grid_is_dropped_by_its_shade_and_the_red_ink_kept() -> None:
 
 
 def test_a_red_ink_sheet_reads_right_or_flagged() -> None:
-    from samples.make_photos import Request, make_photo
+    from escalero.samples.make_photos import Request, make_photo
 
     photo = make_photo(Request(seed=80, level="mild", game="escalero", players=2,
                                pen="felt-red", megapixels=3.0))

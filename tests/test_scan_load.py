@@ -8,10 +8,9 @@ import zlib
 
 import numpy as np
 import pytest
+from escalero.scan.load import MAX_PIXELS, WORK_MAX_SIDE, load_photo
+from escalero.scoring.errors import PhotoError
 from PIL import Image
-
-from scan.load import MAX_PIXELS, WORK_MAX_SIDE, load_photo
-from scoring.errors import PhotoError
 
 
 def _picture(w: int = 600, h: int = 400) -> Image.Image:

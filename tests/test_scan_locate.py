@@ -5,13 +5,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from escalero.scan import locate
+from escalero.scan.geometry import geometry_for, page_frames
+from escalero.scan.pipeline import resolve_geometry
+from escalero.scoring.errors import SheetNotFoundError
+from escalero.sheets.layout import LayoutSpec, encode_code
 from scan_support import cover, photo_with_truth, written_sheet
-
-from scan import locate
-from scan.geometry import geometry_for, page_frames
-from scan.pipeline import resolve_geometry
-from scoring.errors import SheetNotFoundError
-from sheets.layout import LayoutSpec, encode_code
 
 PPM = 6.0  # page render resolution, px/mm
 SPEC = LayoutSpec()

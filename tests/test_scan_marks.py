@@ -5,10 +5,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-
-from scan.cells import CellResult, flag_hidden_digits
-from scan.marks import loop_with_company
-from scan.recognize import CellCrop
+from escalero.scan.cells import CellResult, flag_hidden_digits
+from escalero.scan.marks import loop_with_company
+from escalero.scan.recognize import CellCrop
 
 MARGIN = 15  # the cell-reading contract: 1.5 mm at 10 px/mm
 

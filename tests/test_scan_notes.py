@@ -6,9 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-from scan.notes import TEXTS, note
-from scan.pipeline import ScanOptions, scan_photo
+from escalero.scan.notes import TEXTS, note
+from escalero.scan.pipeline import ScanOptions, scan_photo
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "photos" / "02-3-players.jpg"
 GERMAN = re.compile(r"Summe|Kolonne|prüfen|gestützt|bestätigt|Lage|gelesen|Auszahlung")

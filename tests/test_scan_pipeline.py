@@ -10,12 +10,11 @@ import json
 
 import numpy as np
 import pytest
+from escalero.scan.geometry import geometry_for
+from escalero.scan.pipeline import ScanOptionError, ScanOptions, scan_photo
+from escalero.scoring.errors import UnreadableSheetError
+from escalero.sheets.layout import LayoutSpec
 from scan_support import InkRecognizer, cover, encode_jpeg, photo_of, written_sheet
-
-from scan.geometry import geometry_for
-from scan.pipeline import ScanOptionError, ScanOptions, scan_photo
-from scoring.errors import UnreadableSheetError
-from sheets.layout import LayoutSpec
 
 PPM = 6.0
 ENTRIES = {(0, 0, "nines"): 3, (0, 1, "tens"): "x", (1, 2, "grande"): 80,
@@ -95,7 +94,7 @@ def test_blurred_photo_is_refused(page) -> None:
 
 
 def test_pair_names_are_grouped_in_order() -> None:
-    from scan.pipeline import _with_names
+    from escalero.scan.pipeline import _with_names
 
     geom = geometry_for(LayoutSpec(sides=3, pairs=True))
     named = _with_names(geom, ("A", "B", "C", "D", "E"))

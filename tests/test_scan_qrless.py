@@ -10,10 +10,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-
-from samples.make_photos import Request, make_photo
-from scan.pipeline import ScanOptions, scan_photo
-from sheets.layout import LayoutSpec, build_layout
+from escalero.samples.make_photos import Request, make_photo
+from escalero.scan.pipeline import ScanOptions, scan_photo
+from escalero.sheets.layout import LayoutSpec, build_layout
 
 SAMPLES = Path(__file__).parent.parent / "samples" / "photos"
 
@@ -107,9 +106,9 @@ def test_committed_version_1_sample_without_its_qr_code(name, game):
 
 
 def test_a_stray_marker_in_the_clutter_is_no_sheet():
-    from scan import locate
-    from scan.load import load_photo
-    from scoring.errors import SheetNotFoundError
+    from escalero.scan import locate
+    from escalero.scan.load import load_photo
+    from escalero.scoring.errors import SheetNotFoundError
 
     photo = SAMPLES / "14-no-sheet.jpg"
     stray = locate.find_markers(load_photo(photo))
@@ -120,8 +119,8 @@ def test_a_stray_marker_in_the_clutter_is_no_sheet():
 
 
 def test_markers_not_where_their_sheet_prints_them_name_no_layout():
-    from scan import locate
-    from scan.load import load_photo
+    from escalero.scan import locate
+    from escalero.scan.load import load_photo
 
     photo = make_photo(Request(seed=77, level="mild", game="generala", players=3,
                                blank_qr=True, megapixels=3.0))

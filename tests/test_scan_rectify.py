@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from escalero.scan import locate
+from escalero.scan.geometry import geometry_for
+from escalero.scan.grid import snap_slots
+from escalero.scan.rectify import MAX_BLUR_MM, rectify
+from escalero.scoring.errors import UnreadableSheetError
+from escalero.sheets.layout import LayoutSpec
 from scan_support import photo_with_truth, written_sheet
-
-from scan import locate
-from scan.geometry import geometry_for
-from scan.grid import snap_slots
-from scan.rectify import MAX_BLUR_MM, rectify
-from scoring.errors import UnreadableSheetError
-from sheets.layout import LayoutSpec
 
 PPM = 6.0
 SPEC = LayoutSpec()

@@ -10,9 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from scan.pipeline import NO_LAYOUT, ScanOptions, scan_photo
-from scoring.errors import SheetNotFoundError, UnreadableSheetError
+from escalero.scan.pipeline import NO_LAYOUT, ScanOptions, scan_photo
+from escalero.scoring.errors import SheetNotFoundError, UnreadableSheetError
 
 PHOTOS = sorted((Path(__file__).parent.parent / "samples" / "photos").glob("*.jpg"))
 
@@ -21,7 +20,7 @@ PHOTOS = sorted((Path(__file__).parent.parent / "samples" / "photos").glob("*.jp
 
 def test_the_samples_and_the_model_are_there() -> None:
     """A missing photo or a model that fails to load is a failure here, never a skip."""
-    from scan.recognize import get_recognizer
+    from escalero.scan.recognize import get_recognizer
 
     assert len(PHOTOS) >= 10
     get_recognizer("default")
@@ -74,7 +73,7 @@ def test_cli_on_a_sample_photo(tmp_path: Path) -> None:
     import sys
 
     photos = [str(p) for p in PHOTOS if p.stem.startswith(("01-", "14-"))]
-    proc = subprocess.run([sys.executable, "-m", "escalero_cli", "scan", *photos, "--json"],
+    proc = subprocess.run([sys.executable, "-m", "escalero", "scan", *photos, "--json"],
                           capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).parent.parent)
     assert proc.returncode == 5  # 14-no-sheet

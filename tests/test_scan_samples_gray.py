@@ -11,10 +11,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from escalero.scan.pipeline import ScanOptions, scan_photo
+from escalero.scoring.errors import EscaleroError
 from PIL import Image
-
-from scan.pipeline import ScanOptions, scan_photo
-from scoring.errors import EscaleroError
 
 PHOTOS = sorted((Path(__file__).parent.parent / "samples" / "photos").glob("*.jpg"))
 MAX_FEWER_RIGHT = 3  # cells per sheet the grey copy may read less well (flagged, not wrong)
@@ -22,7 +21,7 @@ MAX_FEWER_RIGHT = 3  # cells per sheet the grey copy may read less well (flagged
 
 def _recognizer_ready() -> bool:
     try:
-        from scan.recognize import get_recognizer
+        from escalero.scan.recognize import get_recognizer
 
         get_recognizer("default")
     except Exception:

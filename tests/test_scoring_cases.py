@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from scoring.model import Sheet
-from scoring.report import settle_report
-from scoring.rulesets import get_ruleset
+from escalero.scoring.model import Sheet
+from escalero.scoring.report import settle_report
+from escalero.scoring.rulesets import get_ruleset
 
 CASES = json.loads((Path(__file__).parent / "data" / "rule_cases.json").read_text())["cases"]
 

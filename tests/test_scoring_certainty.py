@@ -8,10 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from scoring.certainty import (
+from escalero.scoring.certainty import (
     PAYOUT_ACCEPT,
     TOTAL_RIGHT,
     WRONG_TOTAL_SHARE,
@@ -19,10 +16,12 @@ from scoring.certainty import (
     payout_certainty,
     top_sets,
 )
-from scoring.house import PRESETS
-from scoring.model import Sheet, cell_points, with_cell
-from scoring.rulesets import get_ruleset
-from scoring.settle import settle
+from escalero.scoring.house import PRESETS
+from escalero.scoring.model import Sheet, cell_points, with_cell
+from escalero.scoring.rulesets import get_ruleset
+from escalero.scoring.settle import settle
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ESCALERO_ROWS = get_ruleset().row_ids
 

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-import escalero_cli
+from escalero.cli import main as escalero_main
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = {"game": "escalero", "sides": [
@@ -26,7 +25,7 @@ def _write(tmp_path: Path, name: str, content: str) -> str:
 
 def test_settle_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "g.json", json.dumps(GOOD))
-    assert escalero_cli.main(["settle", path, "--stake", "0.50"]) == 0
+    assert escalero_main(["settle", path, "--stake", "0.50"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Eskalero, 2 Spieler\n")
     assert "Kolonnensieger: I Anna, II Ben, III Anna" in out
@@ -47,18 +46,18 @@ def test_settle_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 def test_settle_table_in_other_languages(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          lang: str, line: str) -> None:
     path = _write(tmp_path, "g.json", json.dumps(GOOD))
-    assert escalero_cli.main(["settle", path, "--lang", lang]) == 0
+    assert escalero_main(["settle", path, "--lang", lang]) == 0
     assert line in capsys.readouterr().out.splitlines()
 
 
 def test_settle_json_english_unless_lang_given(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "g.json", json.dumps(GOOD))
-    assert escalero_cli.main(["settle", path, "--json"]) == 0
+    assert escalero_main(["settle", path, "--json"]) == 0
     first = json.loads(capsys.readouterr().out)["validation"][0]
     assert first["where"] == "Anna, column I, Nines"
     assert first["message"] == "7 is not allowed in Nines (1-5)"
-    assert escalero_cli.main(["settle", path, "--json", "--lang", "de"]) == 0
+    assert escalero_main(["settle", path, "--json", "--lang", "de"]) == 0
     first = json.loads(capsys.readouterr().out)["validation"][0]
     assert first["where"] == "Anna, Kolonne I, Neuner"
     assert first["message"] == "7 ist in Neuner nicht erlaubt (1-5)"
@@ -66,7 +65,7 @@ def test_settle_json_english_unless_lang_given(tmp_path: Path,
 
 def test_settle_json_is_settle_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "g.json", json.dumps(GOOD))
-    assert escalero_cli.main(["settle", path, "--json", "--stake", "1", "--currency", "CHF"]) == 0
+    assert escalero_main(["settle", path, "--json", "--stake", "1", "--currency", "CHF"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["settlement"]["points"] == [3, -3]
     assert out["settlement"]["winners"] == [0, 1, 0]
@@ -76,9 +75,9 @@ def test_settle_json_is_settle_report(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_settle_several_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "g.json", json.dumps(GOOD))
-    assert escalero_cli.main(["settle", path, path, "--stake", "0.50"]) == 0
+    assert escalero_main(["settle", path, path, "--stake", "0.50"]) == 0
     assert "Gesamtstand: Anna +3.00 EUR, Ben -3.00 EUR" in capsys.readouterr().out
-    assert escalero_cli.main(["settle", path, path, "--json"]) == 0
+    assert escalero_main(["settle", path, path, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["balance"]["players"] == {"Anna": 6, "Ben": -6}
     assert len(out["games"]) == 2
@@ -107,7 +106,7 @@ BAD_FILES = {
 def test_bad_files_exit_3_one_line(tmp_path: Path, name: str,
                                    capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, name, BAD_FILES[name])
-    assert escalero_cli.main(["settle", path]) == 3
+    assert escalero_main(["settle", path]) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("escalero settle: error: ")
     assert name in err
@@ -133,12 +132,12 @@ def test_subprocess_errors_have_no_traceback(tmp_path: Path, args: list[str], co
 
 
 def test_rules(capsys: pytest.CaptureFixture[str]) -> None:
-    assert escalero_cli.main(["rules", "--variant", "strasse-25,doppel-grande"]) == 0
+    assert escalero_main(["rules", "--variant", "strasse-25,doppel-grande"]) == 0
     out = capsys.readouterr().out
     assert "Straße" in out and "25, serviert 30" in out and "Doppel-Grande" in out
     assert "Kolonnen: 3, Partiepunkte 1-2-4" in out and "Spieler oder Paare" in out
     assert "served" not in out and "Spalte" not in out
-    assert escalero_cli.main(["rules", "--game", "generala", "--lang", "en", "--json"]) == 0
+    assert escalero_main(["rules", "--game", "generala", "--lang", "en", "--json"]) == 0
     rules = json.loads(capsys.readouterr().out)
     assert rules["rows"][-1] == {"id": "doble_generala", "label": "Double Generala", "face": None,
                                  "allowed": [100, 105], "served": [105], "requires": "generala",
@@ -146,18 +145,18 @@ def test_rules(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_dice(capsys: pytest.CaptureFixture[str]) -> None:
-    assert escalero_cli.main(["dice", "9", "9", "K", "K", "K", "--served", "--json",
+    assert escalero_main(["dice", "9", "9", "K", "K", "K", "--served", "--json",
                               "--against", "A A A 10 10"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["rows"]["full_house"] == 35 and out["rows"]["kings"] == 15
     assert out["start_poker"] == "full house"
     assert out["against"]["result"] == -1
-    assert escalero_cli.main(["dice", "1", "2", "3", "4", "5", "--game", "generala"]) == 0
+    assert escalero_main(["dice", "1", "2", "3", "4", "5", "--game", "generala"]) == 0
     assert "Escalera" in capsys.readouterr().out
 
 
 def test_dice_table_names_hands_in_german(capsys: pytest.CaptureFixture[str]) -> None:
-    assert escalero_cli.main(["dice", "9", "9", "9", "K", "A", "--against", "A A 10 10 D"]) == 0
+    assert escalero_main(["dice", "9", "9", "9", "K", "A", "--against", "A A 10 10 D"]) == 0
     out = capsys.readouterr().out
     assert "Start-Poker: drei gleiche\n" in out
     assert "(zwei Paare): 9 9 9 K A gewinnt" in out

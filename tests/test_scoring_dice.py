@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
-from scoring.errors import UsageError
-from scoring.rulesets import get_ruleset
+from escalero.scoring.dice import compare_hands, parse_throw, poker_hand, row_scores
+from escalero.scoring.errors import UsageError
+from escalero.scoring.rulesets import get_ruleset
 
 ESC = get_ruleset("escalero")
 GEN = get_ruleset("generala")

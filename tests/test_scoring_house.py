@@ -7,14 +7,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from escalero.scoring.house import PIATNIK, PRESETS, HouseRules, from_json
+from escalero.scoring.model import Sheet
+from escalero.scoring.money import side_amounts
+from escalero.scoring.report import settle_report
+from escalero.scoring.rulesets import get_ruleset
+from escalero.scoring.settle import settle, settle_totals
 
 from escalero_cli import main
-from scoring.house import PIATNIK, PRESETS, HouseRules, from_json
-from scoring.model import Sheet
-from scoring.money import side_amounts
-from scoring.report import settle_report
-from scoring.rulesets import get_ruleset
-from scoring.settle import settle, settle_totals
 
 ESC = get_ruleset("escalero")
 WIRTSHAUS = PRESETS["wirtshaus"]

@@ -6,14 +6,13 @@ import string
 from typing import Any
 
 import pytest
-
-from scoring import text
-from scoring.dice import POKER_CATEGORIES
-from scoring.errors import UnknownRulesError
-from scoring.model import Sheet
-from scoring.report import settle_report
-from scoring.rulesets import LANGUAGES, get_ruleset
-from scoring.validate import MESSAGES, describe_allowed, validate
+from escalero.scoring import text
+from escalero.scoring.dice import POKER_CATEGORIES
+from escalero.scoring.errors import UnknownRulesError
+from escalero.scoring.model import Sheet
+from escalero.scoring.report import settle_report
+from escalero.scoring.rulesets import LANGUAGES, get_ruleset
+from escalero.scoring.validate import MESSAGES, describe_allowed, validate
 
 
 def _fields(template: str) -> set[str]:

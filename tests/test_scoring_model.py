@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from scoring.errors import InputFileError, UnknownRulesError
-from scoring.model import STRUCK, Sheet, load_sheet
+from escalero.scoring.errors import InputFileError, UnknownRulesError
+from escalero.scoring.model import STRUCK, Sheet, load_sheet
 
 
 def _sheet(**over: Any) -> dict[str, Any]:

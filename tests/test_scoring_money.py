@@ -6,12 +6,9 @@ from decimal import Decimal
 from itertools import combinations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from scoring.errors import UsageError
-from scoring.model import Sheet
-from scoring.money import (
+from escalero.scoring.errors import UsageError
+from escalero.scoring.model import Sheet
+from escalero.scoring.money import (
     fewest_transfers,
     parse_stake,
     player_amounts,
@@ -19,7 +16,9 @@ from scoring.money import (
     split_cents,
     to_money,
 )
-from scoring.report import balance_report
+from escalero.scoring.report import balance_report
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize(("text", "cents"), [

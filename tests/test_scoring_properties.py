@@ -5,15 +5,14 @@ from __future__ import annotations
 from decimal import Decimal
 from itertools import permutations
 
+from escalero.scoring.house import PIATNIK, HouseRules, default_for
+from escalero.scoring.model import Sheet
+from escalero.scoring.money import fewest_transfers, player_amounts, player_points, side_amounts
+from escalero.scoring.report import points_from_json, settle_report
+from escalero.scoring.rulesets import get_ruleset
+from escalero.scoring.settle import escalero_points, generala_points, settle_totals
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from scoring.house import PIATNIK, HouseRules, default_for
-from scoring.model import Sheet
-from scoring.money import fewest_transfers, player_amounts, player_points, side_amounts
-from scoring.report import points_from_json, settle_report
-from scoring.rulesets import get_ruleset
-from scoring.settle import escalero_points, generala_points, settle_totals
 
 RULESETS = [get_ruleset("escalero", v) for v in ((), ("one-column",), ("weights-123",))]
 TOTAL = st.integers(min_value=0, max_value=60)  # small range: ties happen often

@@ -6,10 +6,10 @@ import json
 
 import pypdfium2 as pdfium
 import pytest
+from escalero.sheets.block import make_serials, plan_block
+from escalero.sheets.layout import LayoutSpec, SheetOptionError
 
 from escalero_cli import main
-from sheets.block import make_serials, plan_block
-from sheets.layout import LayoutSpec, SheetOptionError
 
 
 def test_block_with_names_pairs_and_layout_json(tmp_path, capsys):

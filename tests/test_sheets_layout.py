@@ -5,11 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-from scoring.errors import SheetNotFoundError
-from sheets.layout import (
+from escalero.scoring.errors import SheetNotFoundError
+from escalero.sheets.layout import (
     INSET_MM,
     LAYOUT_VERSION,
     MARGIN_MM,
@@ -32,7 +29,9 @@ from sheets.layout import (
     spec_from_number,
     spec_number,
 )
-from sheets.render import qr_modules
+from escalero.sheets.render import qr_modules
+from hypothesis import given
+from hypothesis import strategies as st
 
 SPECS = all_specs()
 

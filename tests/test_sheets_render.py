@@ -6,9 +6,14 @@ import cv2
 import numpy as np
 import pypdfium2 as pdfium
 import pytest
-
-from sheets.layout import INSET_MM, LayoutSpec, build_layout, decode_code, spec_from_marker_ids
-from sheets.render import SheetText, marker_bits, page_geometry, render_pdf
+from escalero.sheets.layout import (
+    INSET_MM,
+    LayoutSpec,
+    build_layout,
+    decode_code,
+    spec_from_marker_ids,
+)
+from escalero.sheets.render import SheetText, marker_bits, page_geometry, render_pdf
 
 DPI = 150
 PX = DPI / 25.4  # pixels per mm

@@ -12,8 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from sheets.layout import LayoutSpec, build_layout, encode_code
+from escalero.sheets.layout import LayoutSpec, build_layout, encode_code
 
 SNAPSHOTS = Path(__file__).parent / "data" / "layout_snapshots"
 SPECS = [

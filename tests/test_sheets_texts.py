@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from scoring.errors import UnknownRulesError
-from scoring.house import PRESETS, HouseRules
-from scoring.rulesets import LANGUAGES, get_ruleset
-from sheets import texts
+from escalero.scoring.errors import UnknownRulesError
+from escalero.scoring.house import PRESETS, HouseRules
+from escalero.scoring.rulesets import LANGUAGES, get_ruleset
+from escalero.sheets import texts
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

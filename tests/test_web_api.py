@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
+from escalero.scan import pipeline
+from escalero.scoring.errors import LayoutUnknownError, SheetNotFoundError
+from escalero.web import services
+from escalero.web.app import create_app
+from escalero.web.cli import settings
+from escalero.web.config import WebConfig, is_loopback
 from fastapi.testclient import TestClient
 from PIL import Image
-
-from scan import pipeline
-from scoring.errors import LayoutUnknownError, SheetNotFoundError
-from web import services
-from web.app import create_app
-from web.cli import settings
-from web.config import WebConfig, is_loopback
 
 SAMPLES = Path(__file__).parents[1] / "samples" / "photos"
 

@@ -48,9 +48,8 @@ def ledger_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(ledger_db: Path) -> Iterator[str]:
     import uvicorn
-
-    from web.app import create_app
-    from web.config import WebConfig
+    from escalero.web.app import create_app
+    from escalero.web.config import WebConfig
 
     db = ledger_db
     port = free_port()
@@ -187,7 +186,7 @@ def test_bad_photos_get_a_clear_message_on_the_page(page, shots: Path) -> None:
     page.wait_for_selector("#status.bad")
     assert "kein Foto" in page.locator("#status").inner_text()
     try:
-        import scan.pipeline  # noqa: F401
+        import escalero.scan.pipeline  # noqa: F401
     except ModuleNotFoundError:
         return
     blank = io.BytesIO()
@@ -226,7 +225,7 @@ def scanner_ready() -> str | None:
     if sample_photo() is None:
         return "no committed sample photo in samples/photos/ yet"
     try:
-        from scan.recognize import get_recognizer
+        from escalero.scan.recognize import get_recognizer
 
         get_recognizer("default")
     except Exception as err:  # the scanner or its model is not there yet
@@ -520,7 +519,7 @@ def test_scanned_names_reach_the_ledger_and_unnamed_players_are_guests(
         page, shots: Path, ledger_db: Path) -> None:
     if scanner_ready():
         pytest.skip(scanner_ready())
-    from web.ledger import Ledger
+    from escalero.web.ledger import Ledger
 
     # Sheet S2-0 was printed with names (as the print page notes them).
     Ledger(ledger_db).remember_names(["S2-0"], [["Maria"], ["Leo"], ["Resi"]])
@@ -556,7 +555,7 @@ def test_scanned_names_reach_the_ledger_and_unnamed_players_are_guests(
 def test_a_refusal_is_shown_in_the_pages_language(page, shots: Path) -> None:
     if scanner_ready():
         pytest.skip(scanner_ready())
-    from web.i18n import translate
+    from escalero.web.i18n import translate
 
     for lang in ("en", "es"):
         page.goto(page.base + f"/scan?lang={lang}")
@@ -569,7 +568,7 @@ def test_a_refusal_is_shown_in_the_pages_language(page, shots: Path) -> None:
 def german_only(lang: str) -> list[str]:
     """Catalog strings that are German only: not part of any text of `lang` ("Start" is
     also English)."""
-    from web.i18n import _TEXT, catalog
+    from escalero.web.i18n import _TEXT, catalog
 
     own = list(catalog(lang).values())
     return [de for de, _en, _es in _TEXT.values()

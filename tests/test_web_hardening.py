@@ -11,15 +11,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from escalero.scoring.errors import UsageError
+from escalero.web import app as web_app
+from escalero.web import services
+from escalero.web.app import MAX_JSON_BYTES, create_app
+from escalero.web.cli import check_port_free, settings
+from escalero.web.config import WebConfig
+from escalero.web.security import BASE_LOCK_SECONDS, FREE_TRIES, MAX_LOCK_SECONDS, PinGuard
 from fastapi.testclient import TestClient
-
-from scoring.errors import UsageError
-from web import app as web_app
-from web import services
-from web.app import MAX_JSON_BYTES, create_app
-from web.cli import check_port_free, settings
-from web.config import WebConfig
-from web.security import BASE_LOCK_SECONDS, FREE_TRIES, MAX_LOCK_SECONDS, PinGuard
 
 
 def sheet(a: str = "Anna", b: str = "Ben", serial: str | None = None) -> dict:
@@ -309,7 +308,7 @@ def image_bytes(size: tuple[int, int], fmt: str) -> bytes:
 
 def test_a_small_file_of_many_pixels_is_refused_before_decoding(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    from scan import pipeline
+    from escalero.scan import pipeline
 
     def never(*_args: object, **_kw: object) -> None:
         raise AssertionError("decoded a photo over the pixel budget")
@@ -322,7 +321,7 @@ def test_a_small_file_of_many_pixels_is_refused_before_decoding(
 
 
 def test_large_jpegs_cost_their_reduced_decoding_size() -> None:
-    from scan.load import WORK_MAX_SIDE
+    from escalero.scan.load import WORK_MAX_SIDE
 
     wide = WORK_MAX_SIDE * 2 + 200
     assert services.decoded_pixels(image_bytes((wide, 300), "JPEG")) == (wide // 2) * 150

@@ -12,10 +12,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
-from scoring.model import Sheet
-from scoring.report import settle_report
-from web.ledger import (
+from escalero.scoring.model import Sheet
+from escalero.scoring.report import settle_report
+from escalero.web.ledger import (
     DuplicateSerialError,
     Ledger,
     LedgerError,
@@ -140,7 +139,7 @@ def test_process_killed_mid_write_loses_no_settled_game(tmp_path: Path) -> None:
         import os, sys
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_web_ledger import record
-        from web.ledger import Ledger
+        from escalero.web.ledger import Ledger
         def die(*a, **k):
             os._exit(9)  # no rollback, no cleanup: as if the power went
         Ledger._insert_results = staticmethod(die)

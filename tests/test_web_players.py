@@ -12,12 +12,11 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
+from escalero.web import services  # noqa: E402
+from escalero.web.app import create_app  # noqa: E402
+from escalero.web.config import WebConfig  # noqa: E402
+from escalero.web.i18n import _TEXT, LANGS, catalog, translate  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
-
-from web import services  # noqa: E402
-from web.app import create_app  # noqa: E402
-from web.config import WebConfig  # noqa: E402
-from web.i18n import _TEXT, LANGS, catalog, translate  # noqa: E402
 
 
 @pytest.fixture
@@ -118,9 +117,9 @@ def test_server_messages_follow_the_page_language(client: TestClient, lang: str)
 
 
 def test_scanner_refusals_are_in_the_catalog() -> None:
-    from scan import locate, rectify
-    from scoring.errors import SheetNotFoundError, UnreadableSheetError
-    from web.messages import localize
+    from escalero.scan import locate, rectify
+    from escalero.scoring.errors import SheetNotFoundError, UnreadableSheetError
+    from escalero.web.messages import localize
 
     assert localize(SheetNotFoundError(locate.NO_SHEET), "es").startswith("No se encontró")
     assert localize(UnreadableSheetError(rectify.TOO_BLURRED), "de").startswith("Tabelle zu")

@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from samples.cell_crops import random_entry, synth_cell  # noqa: E402
-from samples.handwriting import SOURCES, make_writer  # noqa: E402
-from scan.recognize import CellCrop, DigitModelRecognizer, get_recognizer  # noqa: E402
+from escalero.samples.cell_crops import random_entry, synth_cell  # noqa: E402
+from escalero.samples.handwriting import SOURCES, make_writer  # noqa: E402
+from escalero.scan.recognize import CellCrop, DigitModelRecognizer, get_recognizer  # noqa: E402
 
 
 def category(entry: object, allowed: tuple[int, ...] | None) -> str:

@@ -25,11 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
-from torch import nn  # noqa: E402
-
-from samples.cell_crops import random_entry, synth_cell, training_entry  # noqa: E402
-from samples.handwriting import SOURCES, make_writer  # noqa: E402
-from scan.digit_model import (  # noqa: E402
+from escalero.samples.cell_crops import random_entry, synth_cell, training_entry  # noqa: E402
+from escalero.samples.handwriting import SOURCES, make_writer  # noqa: E402
+from escalero.scan.digit_model import (  # noqa: E402
     HEAD_OFFSET,
     INPUT_H,
     INPUT_W,
@@ -38,6 +36,8 @@ from scan.digit_model import (  # noqa: E402
     preprocess,
     score_cell,
 )
+from torch import nn  # noqa: E402
+
 from tools.features_output import add_features_output  # noqa: E402
 
 
@@ -199,7 +199,7 @@ def recalibrate(args: argparse.Namespace) -> None:
 
     With --members, the listed networks become OUT's team: copied in as digits.onnx,
     digits-2.onnx, ..., listed in digits.json, and calibrated on their mean logits."""
-    from scan.digit_model import members, run_members
+    from escalero.scan.digit_model import members, run_members
 
     onnx_path = args.out / "digits.onnx"
     meta_path = args.out / "digits.json"

@@ -15,20 +15,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
-from starlette.concurrency import run_in_threadpool
-
-from scoring.errors import EscaleroError, InputFileError, internal_error
-from scoring.model import parse_json
-from web import printing, services
-from web.config import WebConfig
-from web.i18n import LANGS, catalog, pick_lang, translate
-from web.ledger import Ledger
-from web.messages import keyed, localize
-from web.security import (
+from escalero.scoring.errors import EscaleroError, InputFileError, internal_error
+from escalero.scoring.model import parse_json
+from escalero.web import printing, services
+from escalero.web.config import WebConfig
+from escalero.web.i18n import LANGS, catalog, pick_lang, translate
+from escalero.web.ledger import Ledger
+from escalero.web.messages import keyed, localize
+from escalero.web.security import (
     COOKIE,
     FORM_TYPES,
     SECURITY_HEADERS,
@@ -37,7 +31,12 @@ from web.security import (
     cross_site_reason,
     host_is_loopback_name,
 )
-from web.uploads import NotAnImage, read_photo, too_large
+from escalero.web.uploads import NotAnImage, read_photo, too_large
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 
 HERE = Path(__file__).parent
 # A 16-side sheet with long names is ~20 kB of JSON, a scan's readings (sent back for the

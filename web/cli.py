@@ -6,9 +6,9 @@ import argparse
 import errno
 import socket
 
-from scoring.errors import ExitCode, UsageError
-from web.config import WebConfig, is_loopback
-from web.security import MIN_PIN_LEN, generate_pin
+from escalero.scoring.errors import ExitCode, UsageError
+from escalero.web.config import WebConfig, is_loopback
+from escalero.web.security import MIN_PIN_LEN, generate_pin
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -62,8 +62,7 @@ def check_port_free(host: str, port: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn
-
-    from web.app import create_app
+    from escalero.web.app import create_app
 
     config, generated = settings(args)
     check_port_free(args.host, args.port)

@@ -31,11 +31,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from scoring.errors import EscaleroError, ExitCode
-from scoring.house import HouseRules, default_for, from_json
-from scoring.money import player_amounts, side_amounts, to_money
-from scoring.report import points_from_json, signed_points
-from scoring.rulesets import get_ruleset
+from escalero.scoring.errors import EscaleroError, ExitCode
+from escalero.scoring.house import HouseRules, default_for, from_json
+from escalero.scoring.money import player_amounts, side_amounts, to_money
+from escalero.scoring.report import points_from_json, signed_points
+from escalero.scoring.rulesets import get_ruleset
 
 # SQLite integers are 64-bit: a larger id names no game, a larger amount cannot be stored.
 SQLITE_MAX_INT = 2**63 - 1

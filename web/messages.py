@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 from typing import Any, TypeVar
 
-from scoring.errors import EscaleroError
-from web.i18n import translate
+from escalero.scoring.errors import EscaleroError
+from escalero.web.i18n import translate
 
 E = TypeVar("E", bound=EscaleroError)
 
@@ -32,7 +32,7 @@ def _fixed_texts() -> dict[str, str]:
     """The scanner's fixed refusals -> catalog keys (empty when the scanner is absent)."""
     out: dict[str, str] = {}
     try:
-        from scan import grid, locate, rectify
+        from escalero.scan import grid, locate, rectify
     except ModuleNotFoundError:
         return out
     out[locate.NO_SHEET] = "err_no_sheet"

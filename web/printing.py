@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.errors import UsageError
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
-from web.messages import keyed
-from web.services import form_flag
+from escalero.scoring.errors import UsageError
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+from escalero.web.messages import keyed
+from escalero.web.services import form_flag
 
 MAX_WEB_PAGES = 200  # a block of 200 sheets is ~1 MB; more from a phone is a typo
 
@@ -33,8 +33,8 @@ class Printed:
 
 def form_spec(lang: str) -> dict[str, Any]:
     """Choices the print form offers (exactly the values `escalero sheet` accepts)."""
-    from sheets.layout import PAPERS
-    from sheets.render import BACKS
+    from escalero.sheets.layout import PAPERS
+    from escalero.sheets.render import BACKS
 
     return {"games": list(GAMES), "variants": list(ESCALERO_VARIANTS), "papers": list(PAPERS),
             "backs": list(BACKS), "lang": lang, "sheet_langs": list(LANGUAGES),
@@ -61,7 +61,7 @@ def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[s
 
 def _check_players(game: str, players: int | None, names: str | None, pairs: bool) -> None:
     """The planner's refusals that name command-line options, as the form's own words."""
-    from sheets.layout import SheetOptionError
+    from escalero.sheets.layout import SheetOptionError
 
     listed = names.split(",") if names else []
     if players is not None and listed and players != len(listed):
@@ -75,9 +75,9 @@ def _check_players(game: str, players: int | None, names: str | None, pairs: boo
 
 def make_pdf(form: Mapping[str, Any]) -> Printed:
     """The PDF for the submitted form, a file name for the download, its serials and names."""
-    from sheets.block import make_serials, plan_block
-    from sheets.layout import PAPERS, SheetOptionError, build_layout
-    from sheets.render import BACKS, SheetText, page_geometry, render_pdf
+    from escalero.sheets.block import make_serials, plan_block
+    from escalero.sheets.layout import PAPERS, SheetOptionError, build_layout
+    from escalero.sheets.render import BACKS, SheetText, page_geometry, render_pdf
 
     game = _choice(form, "game", GAMES, "escalero")
     pairs = form_flag(form.get("pairs"), "pairs")

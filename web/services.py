@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from scoring.errors import (
+from escalero.scoring.errors import (
     EscaleroError,
     InputFileError,
     LayoutUnknownError,
@@ -27,14 +27,14 @@ from scoring.errors import (
     ToolMissingError,
     UsageError,
 )
-from scoring.house import PRESETS, default_for
-from scoring.model import Sheet, column_name
-from scoring.money import check_currency, parse_stake, to_money
-from scoring.report import settle_report
-from scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
-from scoring.validate import INVALID_VALUE, describe_allowed, validate
-from web.i18n import LANGS, translate
-from web.messages import keyed
+from escalero.scoring.house import PRESETS, default_for
+from escalero.scoring.model import Sheet, column_name
+from escalero.scoring.money import check_currency, parse_stake, to_money
+from escalero.scoring.report import settle_report
+from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
+from escalero.scoring.validate import INVALID_VALUE, describe_allowed, validate
+from escalero.web.i18n import LANGS, translate
+from escalero.web.messages import keyed
 
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
@@ -187,7 +187,7 @@ def _keys(raw: Any, what: str) -> list[tuple[int, int, str]]:
 def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
     """How sure the payout is, given the scan's readings ("readings"), the cells it asked
     about ("asked") and those a person has answered since ("answered", exact now)."""
-    from scan.payout import beliefs_from_json, reassess
+    from escalero.scan.payout import beliefs_from_json, reassess
 
     try:
         beliefs = beliefs_from_json(payload["readings"])
@@ -210,7 +210,7 @@ def ledger_record(payload: Any, guest_word: str = "Gast") -> tuple[Any, bool]:
 
     "Spieler 1" of one game is not "Spieler 1" of the next: unnamed sides need names, or
     the player's word ("guests": true) that they are guests, who count in this game only."""
-    from web.ledger import build_record
+    from escalero.web.ledger import build_record
 
     if not isinstance(payload, dict) or "sheet" not in payload:
         raise keyed(InputFileError, "err_send_sheet")
@@ -265,7 +265,7 @@ class _OneAtATime:
 
 @functools.cache
 def _shared_recognizer() -> _OneAtATime:
-    from scan.recognize import get_recognizer
+    from escalero.scan.recognize import get_recognizer
 
     return _OneAtATime(get_recognizer("default"))
 
@@ -303,7 +303,7 @@ def layout_hint(params: Mapping[str, Any]) -> Any:
         return None
     if not players.isdigit() or not 1 <= int(players) <= 16:
         raise keyed(UsageError, "err_players")
-    from sheets.block import plan_block
+    from escalero.sheets.block import plan_block
 
     game = str(params.get("game") or "escalero")
     variants = tuple(params.get("variants") or ()) if game == "escalero" else ()
@@ -344,9 +344,8 @@ def decoded_pixels(data: bytes) -> int:
     (scan.load uses Pillow's draft mode), so its cost is the reduced size; other formats
     decode at full size. 0 when the header is unreadable: scan.load then names the problem.
     """
+    from escalero.scan.load import WORK_MAX_SIDE
     from PIL import Image
-
-    from scan.load import WORK_MAX_SIDE
 
     try:
         with Image.open(io.BytesIO(data)) as img:
@@ -368,7 +367,7 @@ def scan_bytes(data: bytes, lang: str, layout: Any = None) -> dict[str, Any]:
     Blocking and CPU-bound: call it from a worker thread. At most SCAN_SLOTS scans run at
     once (each holds a few hundred MB of images); further uploads wait their turn.
     """
-    pipeline = _optional("scan.pipeline", "the photo scanner")
+    pipeline = _optional("escalero.scan.pipeline", "the photo scanner")
     pixels = decoded_pixels(data)
     if pixels > REQUEST_PIXELS:
         raise PhotoTooLarge(f"the photo has {pixels / 1e6:.0f} million pixels, more than the "

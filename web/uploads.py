@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from scoring.errors import PhotoError
-from web.messages import keyed
+from escalero.scoring.errors import PhotoError
+from escalero.web.messages import keyed
 
 
 class UploadTooLarge(PhotoError):
