@@ -86,12 +86,15 @@ class Outcome:
 
 
 def generator_version() -> str:
-    """Hash of the generator's code: cached photos from older code are not reused."""
-    from escalero import samples
+    """Hash of the generator's code and of the print (layout, renderer): cached photos
+    from older code or an older print are not reused."""
+    from escalero import samples, sheets
 
     digest = hashlib.sha256()
     for name in ("games.py", "camera.py", "handwriting.py", "strokes.py", "make_photos.py"):
         digest.update((Path(samples.__file__).parent / name).read_bytes())
+    for name in ("layout.py", "render.py"):
+        digest.update((Path(sheets.__file__).parent / name).read_bytes())
     return digest.hexdigest()[:10]
 
 

@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,14 @@ from escalero.samples.games import GameSpec, expected_settlement, play_game
 from escalero.scoring.errors import EscaleroError, ExitCode
 from escalero.scoring.model import TOTAL_ROW, CellKey
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, get_ruleset
-from escalero.sheets.layout import Layout, LayoutSpec, build_layout
+from escalero.sheets.layout import (
+    KNOWN_VERSIONS,
+    LAYOUT_VERSION,
+    QR_CLEAR_MM,
+    Layout,
+    LayoutSpec,
+    build_layout,
+)
 from escalero.sheets.render import SheetText, render_pdf
 
 MM_PER_INCH = 25.4
@@ -56,6 +63,9 @@ class Request:
     cover_marker: int | None = None
     no_sheet: bool = False
     tiny: bool = False
+    blank_qr: bool | None = None  # the QR code torn off / painted over: the ids must do
+    layout_version: int | None = None  # print an older layout (1: fiducial ids 0-3)
+    pen: str | None = None  # the writer's pen by name (handwriting.HARSH_PENS); None: drawn
 
     @property
     def name(self) -> str:
@@ -161,11 +171,18 @@ def make_photo(req: Request) -> Photo:
     """Play, print, write and photograph one sheet; deterministic in the request."""
     rng = np.random.default_rng([req.seed, req.index])
     layout_spec, game_spec = choose_game(req, rng)
+    if req.layout_version is not None:
+        layout_spec = replace(layout_spec, version=req.layout_version)
     layout = build_layout(layout_spec)
     game = play_game(game_spec, rng)
     serial = f"S{req.seed % 10000}-{req.index}"
     sheet = {**game.sheet, "serial": serial}
-    pens = handwriting.HARSH_PENS if req.level == "harsh" else handwriting.PENS
+    pens: tuple[tuple[str, tuple[int, int, int], float], ...] = (
+        handwriting.HARSH_PENS if req.level == "harsh" else handwriting.PENS)
+    if req.pen is not None:
+        pens = tuple(p for p in handwriting.HARSH_PENS if p[0] == req.pen)[:1]
+        if not pens:
+            raise ValueError(f"unknown pen {req.pen!r}")
     writer = handwriting.make_writer(rng, req.split, source=req.source, pens=pens)
     cover = layout.marker(req.cover_marker) if req.cover_marker is not None else None
     options = camera.Options(
@@ -181,6 +198,10 @@ def make_photo(req: Request) -> Photo:
         dpi = float(np.clip(plan.px_per_mm * MM_PER_INCH * 1.2, 120, 320))
         page = blank_page(layout, serial, dpi)
         fill_page(page, layout, sheet, writer, rng)
+        if req.blank_qr:
+            x, y, w, h = _box_px(layout.qr.grow(QR_CLEAR_MM / 2),
+                                 (page.shape[1] / layout.width, page.shape[0] / layout.height))
+            page[max(0, y):y + h, max(0, x):x + w] = 255
     jpeg = camera.take_photo(page, plan)
     truth = {
         "sheet": None if req.no_sheet else sheet,
@@ -189,7 +210,8 @@ def make_photo(req: Request) -> Photo:
                   "writer": {"id": writer.id, "split": writer.split, "pen": writer.pen}},
         "layout": {"game": layout_spec.game, "variant": list(layout_spec.variants),
                    "sides": layout_spec.sides, "pairs": layout_spec.pairs,
-                   "paper": layout_spec.paper, "orientation": layout.orientation},
+                   "paper": layout_spec.paper, "orientation": layout.orientation,
+                   "version": layout_spec.version},
         "illegal_cells": [list(c) for c in game.illegal_cells],
         "wrong_totals": [list(t) for t in game.wrong_totals],
         "covered_marker": req.cover_marker,
@@ -235,6 +257,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="a finger hides this corner marker")
     p.add_argument("--no-sheet", action="store_true", help="photograph only the table")
     p.add_argument("--tiny", action="store_true", help="sheet far away: small in the frame")
+    p.add_argument("--pen", choices=sorted({p[0] for p in handwriting.HARSH_PENS}),
+                   help="the writer's pen (default: drawn at random for the level)")
+    p.add_argument("--blank-qr", action="store_true", default=None,
+                   help="paint the QR code over (the layout must come from the corner marks)")
+    p.add_argument("--layout-version", type=int, choices=KNOWN_VERSIONS,
+                   help=f"print this layout version (default {LAYOUT_VERSION}; 1: marker ids 0-3)")
     return p
 
 

@@ -61,6 +61,10 @@ class SheetGeometry:
     def marker(self, marker_id: int) -> Marker | None:
         return next((m for m in self.markers if m.id == marker_id), None)
 
+    def marker_at(self, corner: int | None) -> Marker | None:
+        """The fiducial printed in `corner` (whatever its id: layout versions differ)."""
+        return next((m for m in self.markers if m.corner == corner), None)
+
     def grid_bounds(self) -> Box:
         """Bounding box of all slots."""
         x0 = min(s.box[0] for s in self.slots)
@@ -110,7 +114,10 @@ def geometry_for(spec: LayoutSpec, serial: str | None = None) -> SheetGeometry:
 
 @dataclass(frozen=True)
 class PageFrame:
-    """Where the markers and the QR code sit on one kind of printed page."""
+    """Where the markers and the QR code sit on one kind of printed page.
+
+    Its markers' ids are their corners (0-3): the printed ids also name the layout.
+    """
 
     page_mm: tuple[float, float]
     markers: tuple[Marker, ...]
@@ -126,13 +133,19 @@ def page_frames() -> tuple[PageFrame, ...]:
     """
     from escalero.sheets.layout import all_specs, build_layout
 
-    frames: dict[tuple, PageFrame] = {}
+    frames: dict[PageFrame, None] = {}
     for spec in all_specs():
-        layout = build_layout(spec)
-        markers = tuple(layout.markers)
-        frame = PageFrame((layout.width, layout.height), markers, _box(layout.qr))
-        frames.setdefault((frame.page_mm, markers, frame.qr_box), frame)
-    return tuple(frames.values())
+        frames.setdefault(page_frame(build_layout(spec)))
+    return tuple(frames)
+
+
+def page_frame(layout: Layout) -> PageFrame:
+    """The page frame a layout is printed on; its markers carry their corner as id (the
+    scanner matches markers by corner: the printed ids also name the layout)."""
+    from escalero.sheets.layout import Marker
+
+    markers = tuple(Marker(corner, m.centre, m.size) for corner, m in enumerate(layout.markers))
+    return PageFrame((layout.width, layout.height), markers, _box(layout.qr))
 
 
 def _box(value: Any) -> Box:

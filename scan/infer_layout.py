@@ -76,7 +76,8 @@ def candidates(frame: PageFrame) -> tuple[Candidate, ...]:
     groups: dict[tuple, list] = {}
     for spec in all_specs():
         layout = build_layout(spec)
-        markers = tuple((m.id, m.centre[0], m.centre[1], m.size) for m in layout.markers)
+        markers = tuple((corner, m.centre[0], m.centre[1], m.size)
+                        for corner, m in enumerate(layout.markers))
         here = tuple((m.id, m.cx, m.cy, m.size) for m in frame.markers)
         if (layout.width, layout.height) != frame.page_mm or markers != here:
             continue

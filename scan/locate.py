@@ -15,11 +15,11 @@ from typing import Any
 
 import cv2
 import numpy as np
-from escalero.scan.geometry import PageFrame, SheetGeometry
+from escalero.scan.geometry import PageFrame, SheetGeometry, page_frame, page_frames
 from escalero.scan.imaging import shrink
 from escalero.scoring.errors import Reason, SheetNotFoundError
+from escalero.sheets.layout import build_layout, marker_corner, spec_from_marker_ids
 
-FIDUCIAL_IDS = (0, 1, 2, 3)
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
 QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded
 QR_PAD_MM = 6.0  # margin around the expected QR box (quiet zone, bent paper)
@@ -31,8 +31,13 @@ NO_SHEET = ("no score sheet found: hold the phone so all four corner marks "
 
 @dataclass(frozen=True)
 class MarkerHit:
-    id: int
+    id: int  # as printed: version 1 sheets 0-3, later ones also name the layout
     corners: np.ndarray  # (4, 2) float32, photo px, ArUco corner order
+
+    @property
+    def corner(self) -> int | None:
+        """The page corner this fiducial is printed in (0 top-left, clockwise)."""
+        return marker_corner(self.id)
 
 
 @dataclass(frozen=True)
@@ -72,41 +77,59 @@ def _detector(small_markers: bool) -> cv2.aruco.ArucoDetector:
         cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
 
 
-def _detect(gray: np.ndarray, small_markers: bool) -> dict[int, np.ndarray]:
+def _detect(gray: np.ndarray, small_markers: bool) -> dict[int, tuple[int, np.ndarray]]:
+    """corner -> (id, corners px) of the fiducials found, one per corner."""
     corners, ids, _ = _detector(small_markers).detectMarkers(gray)
-    seen: dict[int, list[np.ndarray]] = {}
+    seen: dict[int, list[tuple[int, np.ndarray]]] = {}
     if ids is None:
         return {}
     for c, i in zip(corners, ids.ravel(), strict=True):
-        if int(i) in FIDUCIAL_IDS:
-            seen.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float32))
-    # Two of one id, alike in size, for two or more ids: two sheets in the picture.
+        corner = marker_corner(int(i))
+        if corner is not None:
+            seen.setdefault(corner, []).append((int(i), c.reshape(4, 2).astype(np.float32)))
+    # Two of one corner, alike in size, for two or more corners: two sheets in the picture.
     # Mixing their corners would place a sheet that exists nowhere.
     twins = 0
     for cands in seen.values():
-        areas = sorted((cv2.contourArea(p) for p in cands), reverse=True)
+        areas = sorted((cv2.contourArea(p) for _, p in cands), reverse=True)
         twins += len(areas) > 1 and areas[1] > areas[0] / 3
     if twins >= 2:
         raise SheetNotFoundError(TWO_SHEETS, reason=Reason.TWO_SHEETS)
     # A lone double (a reflection, a stray find): keep the larger.
-    return {mid: max(cands, key=cv2.contourArea) for mid, cands in seen.items()}
+    return {corner: max(cands, key=lambda c: cv2.contourArea(c[1]))
+            for corner, cands in seen.items()}
 
 
 def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
-    """The corner fiducials (ids 0-3) in the photo, corners in full-resolution px."""
+    """The corner fiducials in the photo (one per corner, in corner order), corners in
+    full-resolution px."""
     gray = _gray(image)
-    found: dict[int, np.ndarray] = {}
+    found: dict[int, tuple[int, np.ndarray]] = {}
     # Cheapest pass first; the slower ones only while fewer than three are found:
     # three fix the sheet, and a missing fourth is usually under a thumb.
     passes = ((DETECT_LONG_SIDE, False, 3), (DETECT_LONG_SIDE, True, 3),
               (2 * DETECT_LONG_SIDE, True, 3))
     for long_side, small_markers, enough in passes:
         small, scale = shrink(gray, long_side)
-        for mid, pts in _detect(small, small_markers).items():
-            found.setdefault(mid, pts / scale)
+        for corner, (mid, pts) in _detect(small, small_markers).items():
+            found.setdefault(corner, (mid, pts / scale))
         if len(found) >= enough or scale >= 1.0:
             break
-    return tuple(MarkerHit(mid, _refine(gray, found[mid])) for mid in sorted(found))
+    return tuple(MarkerHit(found[c][0], _refine(gray, found[c][1])) for c in sorted(found))
+
+
+def layout_from_markers(markers: tuple[MarkerHit, ...]) -> Any:
+    """The sheets.layout.LayoutSpec the fiducials' ids name (layout version 2 and later),
+    or None: a version 1 sheet, fewer than three markers, ids that disagree, or markers
+    that do not lie where that sheet prints them (a stray find in the clutter around it).
+    """
+    spec = spec_from_marker_ids(h.id for h in markers)
+    if spec is None:
+        return None
+    frame = page_frame(build_layout(spec))
+    if not any(fit[2] == frame for fit in frame_fits(markers, page_frames())):
+        return None
+    return spec
 
 
 def _refine(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -135,7 +158,7 @@ def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]
         src: list[tuple[float, float]] = []
         dst: list[list[float]] = []
         for hit in markers:
-            m = next((fm for fm in frame.markers if fm.id == hit.id), None)
+            m = next((fm for fm in frame.markers if fm.id == hit.corner), None)
             if m is not None:
                 src.extend(m.corners)
                 dst.extend(hit.corners.tolist())
@@ -221,11 +244,14 @@ def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
 
 
 def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
-            frames: Sequence[PageFrame] = ()) -> QrHit | None:
-    """Decode the sheet's QR code: where the page frames put it, else search the photo."""
+            frames: Sequence[PageFrame] = (), search: bool = True) -> QrHit | None:
+    """Decode the sheet's QR code: where the page frames put it, else (with `search`)
+    search the photo. A sheet whose markers name its layout needs no search: the code
+    would add only its serial, and the search costs a second where the code is unreadable.
+    """
     gray = _gray(image)
     hit = _qr_in_frames(gray, markers, frames)
-    if hit is not None:
+    if hit is not None or not search:
         return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
     small, scale = shrink(gray, DETECT_LONG_SIDE)
@@ -291,7 +317,7 @@ def _marker_correspondences(geom: SheetGeometry, markers: tuple[MarkerHit, ...]
     src: list[tuple[float, float]] = []
     dst: list[list[float]] = []
     for hit in markers:
-        m = geom.marker(hit.id)
+        m = geom.marker_at(hit.corner)
         if m is not None:
             src.extend(m.corners)
             dst.extend(hit.corners.tolist())
@@ -324,7 +350,7 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
                 outline: np.ndarray | None) -> Placement:
     """The sheet-mm -> photo-px homography from the best evidence available."""
     src, dst = _marker_correspondences(geom, markers)
-    used = tuple(h for h in markers if geom.marker(h.id) is not None)
+    used = tuple(h for h in markers if geom.marker_at(h.corner) is not None)
     if len(used) >= 3:
         marker_px = _marker_px(used)
         hom, err = _fit(src, dst)

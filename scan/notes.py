@@ -50,6 +50,14 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "de": "Lage unsicher (±{mm} mm): bitte prüfen",
         "en": "position unsure (±{mm} mm): please check",
         "es": "posición insegura (±{mm} mm): revísela"},
+    "red_ink": {
+        "de": "rote Tinte auf dem roten Raster: das Raster lässt sich nicht nach seiner Farbe "
+              "ausblenden, nur nach seiner Helligkeit; unsichere Felder sind markiert, "
+              "bitte prüfen",
+        "en": "red ink on the red grid: the grid cannot be dropped out by its colour, only "
+              "by its shade; unsure cells are flagged, please check them",
+        "es": "tinta roja sobre la cuadrícula roja: la cuadrícula no se puede eliminar por "
+              "su color, solo por su tono; las casillas inseguras están marcadas, revíselas"},
     "decides_payout": {
         "de": "sicher gelesen, entscheidet aber die Auszahlung",
         "en": "read with certainty, but it decides the payout",

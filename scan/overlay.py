@@ -137,8 +137,10 @@ def write_failure(directory: Path, image: np.ndarray, found: dict[str, Any], sta
             cv2.rectangle(out, (round(x * s), round(y * s)), (round((x + w) * s),
                                                              round((y + h) * s)), GREEN, 1)
         cv2.imwrite(str(directory / "sheet_expected.jpg"), out, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    markers = ", ".join(str(m.id) for m in found.get("markers", ())) or "none"
-    qr = found.get("qr")
+    markers = ", ".join(f"{m.id} (corner {m.corner})" for m in found.get("markers", ())
+                        ) or "none"
+    qr, marked = found.get("qr"), found.get("marked")
     (directory / "failure.txt").write_text(
         f"refused at stage: {stage}\nerror: {error}\nmarkers found: {markers}\n"
+        f"layout named by the markers: {marked if marked is not None else 'none'}\n"
         f"QR code: {qr.text if qr is not None else 'not read'}\n", encoding="utf-8")

@@ -26,6 +26,7 @@ from escalero.scan.geometry import (
 )
 from escalero.scan.grid import SnappedSlot, flag_unplaced, snap_slots
 from escalero.scan.infer_layout import infer_layout
+from escalero.scan.ink import drop_grid_by_shade, is_red_ink
 from escalero.scan.load import load_photo
 from escalero.scan.notes import note
 from escalero.scan.rectify import (
@@ -86,11 +87,13 @@ class ScanResult:
     rectified: np.ndarray  # the flat page, BGR, 10 px/mm
     placement: locate.Placement
     qr: locate.QrHit | None
-    layout_source: str  # "qr", "options" or "grid" (inferred from the printed grid)
+    # "qr", "markers" (the fiducials' ids), "options" or "grid" (inferred from the grid)
+    layout_source: str
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
     photo_px_per_mm: float = 0.0
     blur_mm: float = 0.0
-    warnings: tuple[str, ...] = ()  # for the player, German (e.g. the layout was guessed)
+    # For the player: the layout was guessed (German), red ink on the red grid (in `lang`)
+    warnings: tuple[str, ...] = ()
     certainty: PayoutCertainty | None = None  # how sure the payout is, and what it hangs on
     readings: tuple[dict[str, Any], ...] = ()  # every cell's likeliest readings
 
@@ -134,9 +137,10 @@ def _recognizer(name: str) -> Recognizer:
     return get_recognizer(name)
 
 
-def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
-                     ) -> tuple[SheetGeometry, str]:
-    """The layout from the QR code, else from the user's hint, else refuse."""
+def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
+                     marked: LayoutSpec | None = None) -> tuple[SheetGeometry, str]:
+    """The layout from the QR code, else from the fiducials' ids (`marked`), else from
+    the user's hint, else refuse."""
     from escalero.sheets.layout import decode_code
 
     if qr is not None:
@@ -144,8 +148,10 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool
             spec, serial = decode_code(qr.text)
             return geometry_for(spec, serial), "qr"
         except SheetNotFoundError:
-            if hint is None:
+            if hint is None and marked is None:
                 raise
+    if marked is not None:
+        return geometry_for(marked), "markers"
     if hint is not None:
         return geometry_for(hint), "options"
     if not found_something:
@@ -180,17 +186,20 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     """scan_photo on an already decoded BGR image."""
     timer = timer or _Timer()
     found = timer.found
-    markers, qr, outline = _locate(image, timer)
+    markers, marked, qr, outline = _locate(image, timer)
     timer.current = "layout"
-    if qr is None:
+    if qr is None and marked is None:
         _check_without_code(image, markers, outline)
     inferred = None
-    if qr is None and options.layout is None and len(markers) >= 2:
+    if qr is None and marked is None and options.layout is None and len(markers) >= 2:
         with timer.stage("infer"):
             inferred = infer_layout(image, markers)
-    # A bright quadrilateral alone is no sheet: only markers or the code say it is ours.
+    # A bright quadrilateral alone is no sheet: only markers or the code say it is ours;
+    # and a lone marker is no sheet either (clutter shows one now and then): two that lie
+    # where a printed page has them are.
     hint = options.layout if inferred is None else inferred.spec
-    geom, source = resolve_geometry(qr, hint, bool(markers) or qr is not None)
+    ours = qr is not None or bool(locate.frame_fits(markers, page_frames()))
+    geom, source = resolve_geometry(qr, hint, ours, marked)
     warnings: tuple[str, ...] = ()
     if inferred is not None and source == "options":
         source, warnings = "grid", (inferred.warning,)
@@ -204,6 +213,9 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         snapped = _snap(rect.image, geom, source)
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect.image, snapped, geom)
+        if is_red_ink(crops):  # its hue cannot drop the grid: its shade does; say so
+            warnings += (note("red_ink").text(options.lang),)
+            crops = drop_grid_by_shade(crops)
     with timer.stage("read"):
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
         readings = read_cells(reader, crops, options.adapt)
@@ -227,26 +239,32 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
 
 
 def _locate(image: np.ndarray, timer: _Timer
-            ) -> tuple[tuple[locate.MarkerHit, ...], locate.QrHit | None, np.ndarray | None]:
-    """The corner marks, the QR code and (with fewer than three marks) the paper's
-    outline, each a timed stage."""
+            ) -> tuple[tuple[locate.MarkerHit, ...], LayoutSpec | None, locate.QrHit | None,
+                       np.ndarray | None]:
+    """The corner marks, the layout their ids name, the QR code and (with fewer than
+    three marks) the paper's outline, each a timed stage."""
     found = timer.found
     with timer.stage("markers"):
         markers = found["markers"] = locate.find_markers(image)
+    # Sheets printed since layout version 2 name their layout in the fiducials' ids too;
+    # then the code adds only the serial, so the slow whole-photo search is skipped.
+    marked = found["marked"] = locate.layout_from_markers(markers)
     with timer.stage("qr"):
-        qr = found["qr"] = locate.read_qr(image, markers, page_frames())
+        qr = found["qr"] = locate.read_qr(image, markers, page_frames(),
+                                          search=marked is None)
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):
             outline = found["outline"] = locate.find_outline(image)
-    return markers, qr, outline
+    return markers, marked, qr, outline
 
 
 def _snap(page: np.ndarray, geom: SheetGeometry, source: str) -> tuple[SnappedSlot, ...]:
     """Each cell onto its printed grid lines."""
     try:
-        # A layout read from the code is certain: placement degrades instead of refusing.
-        return snap_slots(page, geom, strict=source != "qr")
+        # A layout read from the code or the fiducials' ids is certain: placement
+        # degrades instead of refusing.
+        return snap_slots(page, geom, strict=source not in ("qr", "markers"))
     except UnreadableSheetError:
         if source == "grid":  # the guessed layout failed grid.py's own check
             raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None

@@ -7,6 +7,10 @@ The renderer draws exactly this and the scanner reads exactly this, so the geome
 lives nowhere else. It depends only on what the QR code carries (game, variants,
 sides, pairs, paper, version): never on language or names.
 
+From layout version 2 the four fiducials' ArUco ids carry the spec as well (`marker_ids`,
+`spec_from_marker_ids`), so a sheet whose QR code cannot be read still names its layout.
+Version 1 sheets (ids 0-3) still build and scan.
+
 Boxes are the *writable interior*: grid lines lie `INSET_MM` outside them.
 
 Sheet structure (top to bottom): a header band (TL marker, title, QR, TR marker),
@@ -28,7 +32,8 @@ from escalero.scoring.errors import SheetNotFoundError, UnknownRulesError, Usage
 from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
 
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # 2: the fiducials' ids carry the spec (1: ids 0-3)
+KNOWN_VERSIONS = (1, 2)  # printed by some release; every one still builds (and scans)
 PAPERS: dict[str, tuple[float, float]] = {  # portrait width, height in mm
     "a4": (210.0, 297.0),
     "a5": (148.0, 210.0),
@@ -138,6 +143,11 @@ class Marker(NamedTuple):
         return self.centre[1]
 
     @property
+    def corner(self) -> int | None:
+        """The page corner the id is printed in (0 top-left, clockwise); None: not ours."""
+        return marker_corner(self.id)
+
+    @property
     def corners(self) -> tuple[tuple[float, float], ...]:
         """TL, TR, BR, BL of the black square: the order cv2.aruco reports them."""
         cx, cy, s = self.centre[0], self.centre[1], self.size / 2
@@ -198,8 +208,9 @@ class Layout:
     def columns(self) -> int:
         return self.ruleset.columns
 
-    def marker(self, marker_id: int) -> Marker:
-        return self.markers[marker_id]
+    def marker(self, corner: int) -> Marker:
+        """The fiducial at `corner` (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left)."""
+        return self.markers[corner]
 
     def writable_boxes(self) -> tuple[Box, ...]:
         """Every writable box: the cells, then the written totals, then the name boxes."""
@@ -244,7 +255,7 @@ def _sizes(paper: str) -> tuple[float, float]:
 
 
 def _check(spec: LayoutSpec) -> Ruleset:
-    if spec.version != LAYOUT_VERSION:
+    if spec.version not in KNOWN_VERSIONS:
         raise SheetOptionError(
             f"layout version {spec.version} is not known here (this program makes version "
             f"{LAYOUT_VERSION}); update escalero"
@@ -295,11 +306,12 @@ def _place(spec: LayoutSpec, rules: Ruleset, width: float, height: float,
 
     # Fiducials in the four corners, quiet zone starting at the printer margin.
     c0, c1 = MARGIN_MM + marker_out / 2, marker_out / 2 + MARGIN_MM
+    ids = marker_ids(spec)
     markers = (
-        Marker(0, (c0, c0), marker_mm),
-        Marker(1, (width - c1, c0), marker_mm),
-        Marker(2, (width - c1, height - c1), marker_mm),
-        Marker(3, (c0, height - c1), marker_mm),
+        Marker(ids[0], (c0, c0), marker_mm),
+        Marker(ids[1], (width - c1, c0), marker_mm),
+        Marker(ids[2], (width - c1, height - c1), marker_mm),
+        Marker(ids[3], (c0, height - c1), marker_mm),
     )
     qr = Box(width - MARGIN_MM - marker_out - QR_CLEAR_MM - qr_mm, MARGIN_MM, qr_mm, qr_mm)
     title_x = MARGIN_MM + marker_out + BAND_GAP_MM
@@ -385,6 +397,99 @@ def _row_labels(rules: Ruleset, x0: float, y_rows: float, y_sum: float, pitch_h:
         (row.id, Box(x0, y_rows + i * pitch_h, LABEL_W_MM, pitch_h))
         for i, row in enumerate(rules.rows)
     ) + ((TOTAL_ROW, Box(x0, y_sum, LABEL_W_MM, pitch_h)),)
+
+
+# --- the fiducials' ids ----------------------------------------------------------------
+# Version 1 printed ids 0-3 (the id is the corner). From version 2 each corner's id also
+# carries one base-11 digit of the spec's number (`spec_number`):
+#     id = 4 + 11 * corner + digit        (4-47 of DICT_4X4_50's 50)
+# corners 0-2 hold the number's three digits and corner 3 a check digit (the four digits
+# sum to 0 mod 11). Any three markers name the sheet (a thumb on the fourth costs nothing);
+# all four must agree. The number holds the whole spec but the serial, variants included,
+# so the layout is known without the QR code. A later version that moves anything must
+# change these ids too (another offset, say), or its sheets would be read as version 2.
+
+MARKER_ID_BASE = 4  # first id of the version 2 scheme (0-3: version 1)
+MARKER_RADIX = 11  # one digit per marker: 4 corners x 11 digits = ids 4-47
+_ID_VERSION = 2  # the layout version these ids name
+_ID_PAPERS = ("a4", "a5", "letter")  # fixed order: printed numbers depend on it
+_ID_VARIANT_BITS = ("strasse-25", "doppel-grande", "one-column", "weights-123")
+_ID_MAX_SIDES = 8
+_ID_ESCALERO = len(_ID_PAPERS) * 2 * 2 ** len(_ID_VARIANT_BITS) * _ID_MAX_SIDES  # 768
+# Generala (no variants) follows Escalero's numbers: 768 + 48 = 816 of the 1331.
+
+
+def spec_number(spec: LayoutSpec) -> int:
+    """The spec as a number below MARKER_RADIX ** 3 (what the fiducials' ids carry)."""
+    if spec.paper not in _ID_PAPERS or not 1 <= spec.sides <= _ID_MAX_SIDES:
+        raise SheetOptionError(f"{spec} cannot be named by the corner marks")
+    low = (_ID_PAPERS.index(spec.paper) * 2 + int(spec.pairs)) * _ID_MAX_SIDES + spec.sides - 1
+    if spec.game == "generala" and not spec.variants:
+        return _ID_ESCALERO + low
+    unknown = [v for v in spec.variants if v not in _ID_VARIANT_BITS]
+    if spec.game != "escalero" or unknown:
+        raise SheetOptionError(f"{spec} cannot be named by the corner marks")
+    bits = sum(1 << _ID_VARIANT_BITS.index(v) for v in spec.variants)
+    return (bits * len(_ID_PAPERS) * 2) * _ID_MAX_SIDES + low
+
+
+def spec_from_number(number: int) -> LayoutSpec:
+    """Inverse of spec_number (a version 2 spec); ValueError for a number no spec has."""
+    if not 0 <= number < _ID_ESCALERO + len(_ID_PAPERS) * 2 * _ID_MAX_SIDES:
+        raise ValueError(f"no sheet has number {number}")
+    game = "escalero" if number < _ID_ESCALERO else "generala"
+    rest = number if game == "escalero" else number - _ID_ESCALERO
+    rest, sides = divmod(rest, _ID_MAX_SIDES)
+    rest, pairs = divmod(rest, 2)
+    bits, paper = divmod(rest, len(_ID_PAPERS))
+    variants = tuple(v for i, v in enumerate(_ID_VARIANT_BITS) if bits >> i & 1)
+    return LayoutSpec(game, variants, sides + 1, bool(pairs), _ID_PAPERS[paper], _ID_VERSION)
+
+
+def marker_ids(spec: LayoutSpec) -> tuple[int, int, int, int]:
+    """The ArUco ids of the four fiducials (top-left, top-right, bottom-right, bottom-left)."""
+    if spec.version == 1:
+        return (0, 1, 2, 3)
+    number = spec_number(spec)
+    digits = [number // MARKER_RADIX ** k % MARKER_RADIX for k in range(3)]
+    digits.append(-sum(digits) % MARKER_RADIX)
+    return tuple(MARKER_ID_BASE + MARKER_RADIX * corner + d
+                 for corner, d in enumerate(digits))
+
+
+def marker_corner(marker_id: int) -> int | None:
+    """Which corner a fiducial id is printed in (any version); None: not one of ours."""
+    if 0 <= marker_id < MARKER_ID_BASE:
+        return marker_id
+    if MARKER_ID_BASE <= marker_id < MARKER_ID_BASE + 4 * MARKER_RADIX:
+        return (marker_id - MARKER_ID_BASE) // MARKER_RADIX
+    return None
+
+
+def spec_from_marker_ids(ids: Iterable[int]) -> LayoutSpec | None:
+    """The spec the detected fiducial ids name, or None when they cannot name one: fewer
+    than three version 2 corners, a corner with two different ids, four that disagree."""
+    digits: dict[int, set[int]] = {}
+    for marker_id in ids:
+        if MARKER_ID_BASE <= marker_id < MARKER_ID_BASE + 4 * MARKER_RADIX:
+            corner, digit = divmod(marker_id - MARKER_ID_BASE, MARKER_RADIX)
+            digits.setdefault(corner, set()).add(digit)
+    if len(digits) < 3 or any(len(d) != 1 for d in digits.values()):
+        return None
+    known = {corner: next(iter(d)) for corner, d in digits.items()}
+    check = sum(known.values()) % MARKER_RADIX
+    if len(known) == 4 and check:
+        return None
+    missing = next((c for c in range(4) if c not in known), None)
+    if missing is not None:
+        known[missing] = -check % MARKER_RADIX
+    number = sum(known[k] * MARKER_RADIX ** k for k in range(3))
+    try:
+        spec = spec_from_number(number)
+        build_layout(spec)  # printable: a misread id can name a sheet nobody prints
+    except (ValueError, UnknownRulesError, SheetOptionError):
+        return None
+    return spec
 
 
 # --- the QR payload -------------------------------------------------------------------

@@ -49,10 +49,24 @@ def test_every_written_cell_and_only_those(page, angle, tmp_path) -> None:
         assert (tmp_path / "dbg" / name).stat().st_size > 1000
 
 
-def test_layout_from_options_when_the_qr_code_is_gone(page) -> None:
+def test_layout_from_the_markers_when_the_qr_code_is_gone(page) -> None:
     geom = geometry_for(LayoutSpec())
     torn = page.copy()
     cover(torn, geom.qr_box, PPM)
+    photo = encode_jpeg(photo_of(torn, size=(1500, 2000), angle=-4))
+    result = scan_photo(photo, ScanOptions(), recognizer=InkRecognizer())
+    assert result.layout_source == "markers" and _inked(result) == set(ENTRIES)
+    assert not result.warnings and "serial" not in result.sheet_json
+    # The printed ids win over a hint, as the QR code does.
+    result = scan_photo(photo, ScanOptions(layout=LayoutSpec(sides=4)),
+                        recognizer=InkRecognizer())
+    assert result.layout_source == "markers" and result.geometry.n_sides == 2
+
+
+def test_layout_from_options_when_an_old_sheets_qr_code_is_gone() -> None:
+    old = LayoutSpec(version=1)  # printed before the fiducials' ids named the layout
+    torn = written_sheet(old, ENTRIES, "T-7", PPM)
+    cover(torn, geometry_for(old).qr_box, PPM)
     photo = encode_jpeg(photo_of(torn, size=(1500, 2000), angle=-4))
     result = scan_photo(photo, ScanOptions(), recognizer=InkRecognizer())
     assert result.layout_source == "grid" and _inked(result) == set(ENTRIES)  # inferred

@@ -80,7 +80,7 @@ def test_sheet_partly_outside_the_picture_is_refused(page) -> None:
     photo, _ = photo_with_truth(page, size=(1500, 2000), angle=-15, scale=0.8)
     cut = np.ascontiguousarray(photo[:, :1300])  # the frame ends left of marker 2
     markers = locate.find_markers(cut)
-    assert sorted(m.id for m in markers) == [0, 1, 3]
+    assert sorted(m.corner for m in markers) == [0, 1, 3]
     placement = locate.place_sheet(GEOM, markers, None, None)
     with pytest.raises(UnreadableSheetError, match="outside the picture") as err:
         rectify(cut, placement.homography, GEOM)

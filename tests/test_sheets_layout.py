@@ -8,8 +8,11 @@ import pytest
 from escalero.scoring.errors import SheetNotFoundError
 from escalero.sheets.layout import (
     INSET_MM,
+    LAYOUT_VERSION,
     MARGIN_MM,
+    MARKER_ID_BASE,
     MARKER_QUIET_MM,
+    MARKER_RADIX,
     MIN_PITCH_H,
     MIN_PITCH_W,
     QR_CLEAR_MM,
@@ -20,6 +23,11 @@ from escalero.sheets.layout import (
     decode_code,
     encode_code,
     layout_from_code,
+    marker_corner,
+    marker_ids,
+    spec_from_marker_ids,
+    spec_from_number,
+    spec_number,
 )
 from escalero.sheets.render import qr_modules
 from hypothesis import given
@@ -60,8 +68,10 @@ def test_layout_invariants(spec: LayoutSpec):
         assert box.w >= MIN_PITCH_W - 2 * INSET_MM - 1e-9
         assert box.h >= MIN_PITCH_H - 2 * INSET_MM - 1e-9
 
-    # Markers: ids 0-3 clockwise from top-left, inside the printer margin with a quiet zone.
-    assert [m.id for m in layout.markers] == [0, 1, 2, 3]
+    # Markers: clockwise from top-left, their ids naming the spec, inside the printer
+    # margin with a quiet zone.
+    assert [marker_corner(m.id) for m in layout.markers] == [0, 1, 2, 3]
+    assert spec_from_marker_ids(m.id for m in layout.markers) == spec
     (x0, y0), (x1, y1), (x2, y2), (x3, y3) = (m.centre for m in layout.markers)
     assert x0 < x1 and y0 < y3 and x2 == x1 and y2 == y3 and x3 == x0 and y1 == y0
     marker_zones = [m.box.grow(MARKER_QUIET_MM) for m in layout.markers]
@@ -115,7 +125,7 @@ def test_cells_are_ordered_top_to_bottom_in_ruleset_order():
     (LayoutSpec(sides=7), "--pairs"),
     (LayoutSpec(game="generala", sides=9), "2-8 players"),
     (LayoutSpec(sides=2, paper="a3"), "choose one of"),
-    (LayoutSpec(sides=2, version=2), "update escalero"),
+    (LayoutSpec(sides=2, version=LAYOUT_VERSION + 1), "update escalero"),
 ])
 def test_impossible_sheets_say_how_to_fix(spec, fix):
     with pytest.raises(SheetOptionError, match=fix) as err:
@@ -130,7 +140,8 @@ def test_to_json_has_the_contract_fields():
     assert set(data["cells"][0]) == {"side", "column", "row", "x_mm", "y_mm", "w_mm", "h_mm"}
     assert set(data["totals"][0]) == {"side", "column", "x_mm", "y_mm", "w_mm", "h_mm"}
     assert [(n["side"], n["member"]) for n in data["names"]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
-    assert [m["id"] for m in data["markers"]] == [0, 1, 2, 3]
+    assert [m["id"] for m in data["markers"]] == list(marker_ids(
+        LayoutSpec(variants=("strasse-25",), sides=2, pairs=True)))
 
 
 SERIAL = st.text("ABCDEFGHJKLMNPQRSTUVWXYZ0123456789-", min_size=1, max_size=16)
@@ -189,7 +200,89 @@ def test_markers_and_qr_depend_only_on_paper_and_orientation():
     frames: dict[tuple[str, str], tuple] = {}
     for spec in SPECS:
         layout = build_layout(spec)
-        frame = (layout.width, layout.height, layout.markers, layout.qr)
+        # Positions and sizes; the ids name the spec (marker_ids).
+        markers = tuple((m.centre, m.size) for m in layout.markers)
+        frame = (layout.width, layout.height, markers, layout.qr)
         assert frames.setdefault((spec.paper, layout.orientation), frame) == frame
     marker_sets = [f[2] for f in frames.values()]
     assert len(set(marker_sets)) == len(marker_sets)
+
+
+# --- the fiducials' ids ---------------------------------------------------------------------
+
+V1_SPECS = [LayoutSpec(s.game, s.variants, s.sides, s.pairs, s.paper, version=1)
+            for s in SPECS]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: encode_code(s, "T"))
+def test_marker_ids_round_trip(spec: LayoutSpec):
+    ids = marker_ids(spec)
+    assert [marker_corner(i) for i in ids] == [0, 1, 2, 3]
+    assert all(MARKER_ID_BASE <= i < MARKER_ID_BASE + 4 * MARKER_RADIX for i in ids)
+    assert spec_from_number(spec_number(spec)) == spec
+    assert spec_from_marker_ids(ids) == spec
+    assert spec_from_marker_ids(reversed(ids)) == spec
+    for three in itertools.combinations(ids, 3):  # a thumb on any one marker
+        assert spec_from_marker_ids(three) == spec
+    for two in itertools.combinations(ids, 2):
+        assert spec_from_marker_ids(two) is None
+
+
+def test_every_printable_spec_has_its_own_ids():
+    # Every layout family, value-only variants too: Generala and one-column Eskalero print
+    # the same grid, and the ids are what tells them apart without the QR code.
+    by_ids = {marker_ids(s): s for s in SPECS}
+    assert len(by_ids) == len(SPECS)
+    generala = LayoutSpec("generala", sides=3)
+    one_column = LayoutSpec("escalero", ("doppel-grande", "one-column"), sides=3)
+    assert marker_ids(generala) != marker_ids(one_column)
+    assert spec_from_marker_ids(marker_ids(generala)) == generala
+    assert spec_from_marker_ids(marker_ids(one_column)) == one_column
+
+
+def test_every_number_is_one_spec_or_none():
+    seen = {}
+    for number in range(MARKER_RADIX ** 3 + 5):
+        try:
+            spec = spec_from_number(number)
+        except ValueError:
+            continue
+        assert spec_number(spec) == number
+        seen[spec] = number
+    assert set(SPECS) <= set(seen)
+
+
+@pytest.mark.parametrize("spec", V1_SPECS[::7], ids=lambda s: encode_code(s, "T"))
+def test_version_1_sheets_still_build_with_ids_0_to_3(spec: LayoutSpec):
+    old, new = build_layout(spec), build_layout(LayoutSpec(
+        spec.game, spec.variants, spec.sides, spec.pairs, spec.paper))
+    assert [m.id for m in old.markers] == [0, 1, 2, 3]
+    assert spec_from_marker_ids(m.id for m in old.markers) is None  # the QR names it
+    # Only the ids changed in version 2: every box and marker is where it was.
+    assert [(m.centre, m.size) for m in old.markers] == [(m.centre, m.size) for m in new.markers]
+    assert (old.cells, old.totals, old.names, old.qr) == (new.cells, new.totals, new.names,
+                                                          new.qr)
+    assert decode_code(encode_code(spec, "OLD-1")) == (spec, "OLD-1")
+
+
+def test_marker_ids_that_disagree_name_nothing():
+    ids = list(marker_ids(LayoutSpec(sides=3)))
+    for corner in range(4):  # one misread digit among four: the check digit catches it
+        wrong = ids.copy()
+        digit = (wrong[corner] - MARKER_ID_BASE) % MARKER_RADIX
+        wrong[corner] += (1 if digit < MARKER_RADIX - 1 else -1)
+        assert marker_corner(wrong[corner]) == corner
+        assert spec_from_marker_ids(wrong) is None
+    # Two sheets' markers of one corner: no answer rather than a guess.
+    other = marker_ids(LayoutSpec(sides=4))
+    assert spec_from_marker_ids([*ids[:3], other[0]]) is None
+    assert spec_from_marker_ids([0, 1, 2, 3]) is None  # version 1: the QR code names it
+    assert marker_corner(48) is None and marker_corner(-1) is None
+
+
+@given(st.lists(st.integers(0, 49), max_size=8))
+def test_any_ids_name_a_printable_spec_or_none(ids):
+    spec = spec_from_marker_ids(ids)
+    if spec is not None:
+        assert build_layout(spec).spec == spec
+        assert len({marker_corner(i) for i in ids if i >= MARKER_ID_BASE}) >= 3

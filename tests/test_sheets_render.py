@@ -6,7 +6,13 @@ import cv2
 import numpy as np
 import pypdfium2 as pdfium
 import pytest
-from escalero.sheets.layout import INSET_MM, LayoutSpec, build_layout, decode_code
+from escalero.sheets.layout import (
+    INSET_MM,
+    LayoutSpec,
+    build_layout,
+    decode_code,
+    spec_from_marker_ids,
+)
 from escalero.sheets.render import SheetText, marker_bits, page_geometry, render_pdf
 
 DPI = 150
@@ -49,7 +55,8 @@ def test_markers_and_qr_where_the_layout_says(spec):
     assert np.allclose(image.shape[:2], (layout.height * PX, layout.width * PX), atol=1.5)
 
     found = detect_markers(image)
-    assert sorted(found) == [0, 1, 2, 3]
+    assert sorted(found) == sorted(m.id for m in layout.markers)
+    assert spec_from_marker_ids(found) == spec  # the printed ids name the layout
     for marker in layout.markers:
         expected = np.array(marker.corners) * PX
         assert np.abs(found[marker.id] - expected).max() < 1.0 * PX  # within 1 mm
@@ -111,7 +118,7 @@ def test_two_up_places_two_sheets_with_their_own_codes():
         x0, y0 = int(dx * PX), int(dy * PX)
         half = image[y0:y0 + int(layout.height * PX), x0:x0 + int(layout.width * PX)]
         found = detect_markers(half)
-        assert sorted(found) == [0, 1, 2, 3]
+        assert sorted(found) == sorted(m.id for m in layout.markers)
         for marker in layout.markers:
             assert np.abs(found[marker.id] - np.array(marker.corners) * PX).max() < PX
         payload, _, _ = cv2.QRCodeDetector().detectAndDecode(half)
@@ -120,7 +127,7 @@ def test_two_up_places_two_sheets_with_their_own_codes():
 
 def test_marker_bits_are_the_dictionary_patterns():
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
-    for marker_id in range(4):
+    for marker_id in range(50):
         bits = marker_bits(marker_id)
         assert bits.shape == (6, 6) and bits[0].all() and bits[:, 0].all()
         expected = dictionary.generateImageMarker(marker_id, 6, borderBits=1) < 128
@@ -150,7 +157,7 @@ def test_survives_a_rough_phone_photo(spec):
 
         corners, ids, _ = detector.detectMarkers(photo)
         found = {int(i): c.reshape(4, 2) for i, c in zip(ids.ravel(), corners, strict=True)}
-        assert sorted(found) == [0, 1, 2, 3]
+        assert sorted(found) == sorted(m.id for m in layout.markers)
         px = 8.0
         photo_pts = np.float32([found[m.id][k] for m in layout.markers for k in range(4)])
         sheet_pts = np.float32([np.array(m.corners[k]) * px for m in layout.markers
