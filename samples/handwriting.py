@@ -6,8 +6,10 @@ C. Burges). The grid is split by column into two disjoint glyph pools: columns 0
 "train", columns 70-99 are "eval", so a model is never measured on glyphs it learned from.
 
 A second, independent source: `samples.strokes` (pen-trajectory digits, thin ballpoint strokes,
-European 1s and crossed 7s). Its train and eval pools come from disjoint seeds. A writer's
-digits come from one source ("mnist" or "strokes"; "mixed" picks one per writer).
+European 1s and crossed 7s). Its train and eval pools come from disjoint seeds. A third:
+`samples.fonts` (104 handwriting font families from npm, split by family). A writer's digits
+come from one source ("mnist", "strokes" or "fonts"; "mixed" picks mnist or strokes per
+writer, "all" any of the three).
 
 A `Writer` fixes one person's style (pen, size, slant, spacing, favourite strike); every
 call draws a fresh variation of it. Ink is blended multiplicatively (ink on paper), so it
@@ -26,7 +28,7 @@ import numpy as np
 
 DIGITS_PNG = Path(__file__).parent / "data" / "digits.png"
 SPLITS = ("train", "eval")
-SOURCES = ("mnist", "strokes", "mixed")
+SOURCES = ("mnist", "strokes", "fonts", "mixed", "all")
 # Stroke pools: disjoint seeds per split; 3 glyphs of every digit per stroke style.
 _STROKE_SEEDS = {"train": 1, "eval": 2}
 _STROKE_PER_DIGIT = {"train": 600, "eval": 300}
@@ -75,7 +77,7 @@ class Writer:
     offset: tuple[float, float]  # preferred centre shift in the box (fraction of w, h)
     overflow: float  # how far a number may spill over the box width before it is squeezed
     strike: str  # favourite way to strike a cell, one of STRIKES
-    source: str = "mnist"  # glyph source: "mnist" or "strokes"
+    source: str = "mnist"  # glyph source: "mnist", "strokes" or "fonts"
 
 
 @lru_cache(maxsize=1)
@@ -106,6 +108,10 @@ def _stroke_pools(split: str) -> tuple[tuple[np.ndarray, ...], ...]:
 
 
 def _glyph_pool(source: str, split: str) -> tuple[tuple[np.ndarray, ...], ...]:
+    if source == "fonts":
+        from escalero.samples.fonts import font_pool  # fetched on first use (npm)
+
+        return font_pool(split)
     return _stroke_pools(split) if source == "strokes" else _pools()[split]
 
 
@@ -124,6 +130,19 @@ def _stroke_glyphs(rng: np.random.Generator, split: str) -> tuple[tuple[int, ...
     )
 
 
+def _font_glyphs(rng: np.random.Generator, split: str) -> tuple[tuple[int, ...], ...]:
+    """1-3 glyphs per digit, all from one font family (one person's hand)."""
+    from escalero.samples.fonts import VARIANTS
+
+    families = len(_glyph_pool("fonts", split)[0]) // VARIANTS
+    first = int(rng.integers(families)) * VARIANTS
+    return tuple(
+        tuple(first + int(i) for i in rng.choice(VARIANTS, size=int(rng.integers(1, 4)),
+                                                 replace=False))
+        for _ in range(10)
+    )
+
+
 def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int | None = None,
                 source: str = "mnist", pens: tuple[tuple[str, tuple[int, int, int], float], ...]
                 = PENS) -> Writer:
@@ -134,8 +153,12 @@ def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int |
         raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
     if source == "mixed":
         source = "strokes" if rng.random() < 0.5 else "mnist"
+    elif source == "all":
+        source = ("mnist", "strokes", "fonts")[int(rng.integers(3))]
     if source == "strokes":
         glyphs = _stroke_glyphs(rng, split)
+    elif source == "fonts":
+        glyphs = _font_glyphs(rng, split)
     else:
         pools = _pools()[split]
         # A real person writes each digit much the same way: 1-3 shapes per digit.
@@ -154,7 +177,7 @@ def make_writer(rng: np.random.Generator, split: str = "train", writer_id: int |
         pen=pen,
         ink_bgr=(b, g, r),
         opacity=opacity,
-        # Stroke glyphs carry their own pen width: re-threshold them near neutral (0.5).
+        # Stroke and font glyphs carry their own pen width: re-threshold near neutral (0.5).
         stroke=float(rng.uniform(0.55, 1.35) if source == "mnist" else rng.uniform(0.85, 1.15)),
         height=float(np.clip(rng.normal(0.6, 0.1), 0.4, 0.85)),
         width=float(np.clip(rng.normal(1.0, 0.1), 0.75, 1.3)),

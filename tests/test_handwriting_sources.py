@@ -27,7 +27,7 @@ def test_default_source_is_mnist_and_unchanged() -> None:
     b = hw.make_writer(np.random.default_rng(3), "eval", source="mnist")
     assert a == b and a.source == "mnist"
     with pytest.raises(ValueError):
-        hw.make_writer(np.random.default_rng(0), "eval", source="fonts")
+        hw.make_writer(np.random.default_rng(0), "eval", source="pens")
 
 
 def test_mixed_draws_both_sources() -> None:

@@ -119,6 +119,38 @@ class CellNet(nn.Module):
         return self.head(self.features(x))
 
 
+def init_from_onnx(model: CellNet, onnx_path: Path, x: np.ndarray) -> None:
+    """Warm start from an exported network, whose batch norms the exporter folded into the
+    convolutions: each conv takes the folded weights, and its batch norm is set to pass the
+    folded output through unchanged on a batch of the training cells (gamma = the batch's
+    spread, beta = its mean + the folded bias), so training resumes where the export ended."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(onnx_path)).graph
+    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
+    layers = list(model.features)
+    pairs = [(m, layers[i + 1]) for i, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
+    h = torch.from_numpy(x[:512, None])
+    with torch.no_grad():
+        for (conv, bn), (w, b) in zip(pairs, convs, strict=True):
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            y = conv(h)
+            mu, var = y.mean(dim=(0, 2, 3)), y.var(dim=(0, 2, 3), unbiased=False)
+            bn.running_mean.copy_(mu)
+            bn.running_var.copy_(var)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+            bn.bias.copy_(mu + torch.from_numpy(np.array(b)))
+            h = layers[layers.index(bn) + 1](bn.eval()(y))  # ReLU
+            if isinstance(layers[layers.index(bn) + 2], nn.MaxPool2d):
+                h = layers[layers.index(bn) + 2](h)
+        for name in ("head.1", "head.4"):
+            lin = model.head[int(name[-1])]
+            lin.weight.copy_(torch.from_numpy(np.array(init[f"{name}.weight"])))
+            lin.bias.copy_(torch.from_numpy(np.array(init[f"{name}.bias"])))
+
+
 def loss_fn(out: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
     ce = nn.functional.cross_entropy
     loss = ce(out[:, 0:3], t[:, 0])
@@ -241,7 +273,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--out", type=Path, default=ROOT / "scan" / "models")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/escalero-digits-train.npz"))
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
-    ap.add_argument("--init", type=Path, help="warm start from a saved state dict (.pt)")
+    ap.add_argument("--init", type=Path,
+                    help="warm start from a saved state dict (.pt) or an exported .onnx")
     ap.add_argument("--faint", type=float, default=0.0,
                     help="share of numbers whose first (or last) digit is written faintly")
     ap.add_argument("--spill", type=float, default=0.0,
@@ -350,7 +383,9 @@ def main() -> None:
     x, t = _training_set(args)
     print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
     model = CellNet()
-    if args.init:
+    if args.init and args.init.suffix == ".onnx":
+        init_from_onnx(model, args.init, x)
+    elif args.init:
         model.load_state_dict(torch.load(args.init))
     epoch, step = _train(model, x, t, args, t0)
 
