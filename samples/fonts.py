@@ -164,7 +164,8 @@ def _warp(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     pad = max(h, w) // 4
     g = np.pad(glyph, pad)
     c = np.array(g.shape[::-1], np.float32) / 2
-    m = cv2.getRotationMatrix2D((float(c[0]), float(c[1])), float(rng.normal(0, 4)), 1.0)
+    m = np.asarray(cv2.getRotationMatrix2D((float(c[0]), float(c[1])), float(rng.normal(0, 4)),
+                                           1.0), np.float64)
     m[0, 1] += float(rng.normal(0, 0.08))
     m[0, :] *= float(rng.uniform(0.85, 1.15))
     out = cv2.warpAffine(g, m, g.shape[::-1], flags=cv2.INTER_LINEAR)
