@@ -128,27 +128,30 @@ def init_from_onnx(model: CellNet, onnx_path: Path, x: np.ndarray) -> None:
     from onnx import numpy_helper
 
     graph = onnx.load(str(onnx_path)).graph
-    init = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    convs = [(init[n.input[1]], init[n.input[2]]) for n in graph.node if n.op_type == "Conv"]
-    layers = list(model.features)
-    pairs = [(m, layers[i + 1]) for i, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
-    h = torch.from_numpy(x[:512, None])
+    init = {i.name: np.array(numpy_helper.to_array(i)) for i in graph.initializer}
+    folded = iter([(init[n.input[1]], init[n.input[2]]) for n in graph.node
+                   if n.op_type == "Conv"])
+    h, bias = torch.from_numpy(x[:512, None]), torch.zeros(0)
     with torch.no_grad():
-        for (conv, bn), (w, b) in zip(pairs, convs, strict=True):
-            conv.weight.copy_(torch.from_numpy(np.array(w)))
-            y = conv(h)
-            mu, var = y.mean(dim=(0, 2, 3)), y.var(dim=(0, 2, 3), unbiased=False)
-            bn.running_mean.copy_(mu)
-            bn.running_var.copy_(var)
-            bn.weight.copy_(torch.sqrt(var + bn.eps))
-            bn.bias.copy_(mu + torch.from_numpy(np.array(b)))
-            h = layers[layers.index(bn) + 1](bn.eval()(y))  # ReLU
-            if isinstance(layers[layers.index(bn) + 2], nn.MaxPool2d):
-                h = layers[layers.index(bn) + 2](h)
-        for name in ("head.1", "head.4"):
-            lin = model.head[int(name[-1])]
-            lin.weight.copy_(torch.from_numpy(np.array(init[f"{name}.weight"])))
-            lin.bias.copy_(torch.from_numpy(np.array(init[f"{name}.bias"])))
+        for layer in model.features:  # forward through the cells, layer by layer
+            if isinstance(layer, nn.Conv2d):
+                w, b = next(folded)
+                layer.weight.copy_(torch.from_numpy(w))
+                bias = torch.from_numpy(b)
+            elif isinstance(layer, nn.BatchNorm2d):
+                mu, var = h.mean(dim=(0, 2, 3)), h.var(dim=(0, 2, 3), unbiased=False)
+                layer.running_mean.copy_(mu)
+                layer.running_var.copy_(var)
+                layer.weight.copy_(torch.sqrt(var + layer.eps))
+                layer.bias.copy_(mu + bias)
+                layer.eval()  # normalise with the statistics just set
+            h = layer(h)
+        if next(folded, None) is not None:
+            raise ValueError(f"{onnx_path} has more convolutions than CellNet")
+        for index in (1, 4):
+            lin = model.head[index]
+            lin.weight.copy_(torch.from_numpy(init[f"head.{index}.weight"]))
+            lin.bias.copy_(torch.from_numpy(init[f"head.{index}.bias"]))
 
 
 def loss_fn(out: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
