@@ -84,7 +84,7 @@ class ScanResult:
     report: dict[str, Any]  # settle_report(sheet): validation, settlement (money)
     cells: tuple[cells_mod.CellResult, ...]
     geometry: SheetGeometry
-    rectified: np.ndarray  # the flat page, BGR, 10 px/mm
+    flat: Rectified  # the flat sheet: warps any part of the page from the photo
     placement: locate.Placement
     qr: locate.QrHit | None
     # "qr", "markers" (the fiducials' ids), "options" or "grid" (inferred from the grid)
@@ -96,6 +96,11 @@ class ScanResult:
     warnings: tuple[str, ...] = ()
     certainty: PayoutCertainty | None = None  # how sure the payout is, and what it hangs on
     readings: tuple[dict[str, Any], ...] = ()  # every cell's likeliest readings
+
+    @property
+    def rectified(self) -> np.ndarray:
+        """The whole flat page, BGR, 10 px/mm (warped when first asked for)."""
+        return self.flat.image
 
     def to_json(self) -> dict[str, Any]:
         out = {**self.sheet_json, "review": list(self.review), **self.report}
@@ -208,11 +213,11 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         placement = found["placement"] = locate.place_sheet(geom, markers, qr, outline)
     with timer.stage("rectify"):
         rect: Rectified = rectify(image, placement.homography, geom)
-        found["rectified"] = rect.image
+        found["rectified"] = rect
     with timer.stage("grid"):
-        snapped = _snap(rect.image, geom, source)
+        snapped = _snap(rect, geom, source)
     with timer.stage("crop"):
-        crops = cells_mod.cut_crops(rect.image, snapped, geom)
+        crops = cells_mod.cut_crops(rect, snapped, geom)
         if is_red_ink(crops):  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
             crops = drop_grid_by_shade(crops)
@@ -231,7 +236,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         review = tuple(review_items(results, certainty, options.lang))
     timer.times["total"] = round(sum(timer.times.values()), 4)
     return ScanResult(sheet=sheet, sheet_json=sheet_json, review=review, report=report,
-                      cells=tuple(results), geometry=geom, rectified=rect.image,
+                      cells=tuple(results), geometry=geom, flat=rect,
                       placement=placement, qr=qr, layout_source=source,
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
                       blur_mm=rect.blur_mm, warnings=warnings, certainty=certainty,
@@ -259,7 +264,7 @@ def _locate(image: np.ndarray, timer: _Timer
     return markers, marked, qr, outline
 
 
-def _snap(page: np.ndarray, geom: SheetGeometry, source: str) -> tuple[SnappedSlot, ...]:
+def _snap(page: Rectified, geom: SheetGeometry, source: str) -> tuple[SnappedSlot, ...]:
     """Each cell onto its printed grid lines."""
     try:
         # A layout read from the code or the fiducials' ids is certain: placement

@@ -92,8 +92,7 @@ class DigitModelRecognizer:
             raise ToolMissingError(
                 f"digit model {self.model_path} is missing; reinstall escalero or run "
                 "tools/train_digits.py")
-        return np.stack([digit_model.preprocess(c.image) for c in crops]) if crops else \
-            np.zeros((0, digit_model.INPUT_H, digit_model.INPUT_W), np.float32)
+        return digit_model.preprocess_batch([c.image for c in crops])
 
     def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
         return digit_model.run_members(self._batch(crops), self.members, self.engine)
