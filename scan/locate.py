@@ -57,7 +57,9 @@ class Placement:
     error_px: float  # RMS reprojection error of the marker corners
 
 
-def _gray(image: np.ndarray) -> np.ndarray:
+def gray_of(image: np.ndarray) -> np.ndarray:
+    """The photo in grey (a grey photo as it is): what the marker, code and outline
+    searches read."""
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
@@ -103,7 +105,7 @@ def _detect(gray: np.ndarray, small_markers: bool) -> dict[int, tuple[int, np.nd
 def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
     """The corner fiducials in the photo (one per corner, in corner order), corners in
     full-resolution px."""
-    gray = _gray(image)
+    gray = gray_of(image)
     found: dict[int, tuple[int, np.ndarray]] = {}
     # Cheapest pass first; the slower ones only while fewer than three are found:
     # three fix the sheet, and a missing fourth is usually under a thumb.
@@ -249,7 +251,7 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
     search the photo. A sheet whose markers name its layout needs no search: the code
     would add only its serial, and the search costs a second where the code is unreadable.
     """
-    gray = _gray(image)
+    gray = gray_of(image)
     hit = _qr_in_frames(gray, markers, frames)
     if hit is not None or not search:
         return hit
@@ -277,7 +279,7 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
 
 def find_outline(image: np.ndarray) -> np.ndarray | None:
     """The paper's four corners (the largest bright convex quadrilateral), or None."""
-    small, scale = shrink(_gray(image), 1000)
+    small, scale = shrink(gray_of(image), 1000)
     blurred = cv2.GaussianBlur(small, (5, 5), 0)
     _, mask = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))

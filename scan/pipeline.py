@@ -250,17 +250,18 @@ def _locate(image: np.ndarray, timer: _Timer
     three marks) the paper's outline, each a timed stage."""
     found = timer.found
     with timer.stage("markers"):
-        markers = found["markers"] = locate.find_markers(image)
+        gray = locate.gray_of(image)  # once: markers, code and outline all read grey
+        markers = found["markers"] = locate.find_markers(gray)
     # Sheets printed since layout version 2 name their layout in the fiducials' ids too;
     # then the code adds only the serial, so the slow whole-photo search is skipped.
     marked = found["marked"] = locate.layout_from_markers(markers)
     with timer.stage("qr"):
-        qr = found["qr"] = locate.read_qr(image, markers, page_frames(),
+        qr = found["qr"] = locate.read_qr(gray, markers, page_frames(),
                                           search=marked is None)
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):
-            outline = found["outline"] = locate.find_outline(image)
+            outline = found["outline"] = locate.find_outline(gray)
     return markers, marked, qr, outline
 
 
