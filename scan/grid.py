@@ -79,8 +79,8 @@ def _paper_level(channel: np.ndarray, lo: float, hi: float, px_per_mm: float = P
     h, w = channel.shape
     k = max(1, round(px_per_mm / PAPER_PX_PER_MM))
     hk, wk = max(1, h // k), max(1, w // k)
-    q = np.clip((channel - lo) * (255.0 / (hi - lo)), 0, 255).astype(np.uint8)
-    q = cv2.medianBlur(q, 3)[:hk * k, :wk * k]
+    q8 = np.clip((channel - lo) * (255.0 / (hi - lo)), 0, 255).astype(np.uint8)
+    q = cv2.medianBlur(q8, 3)[:hk * k, :wk * k]
     small = cv2.resize(q, (wk, hk), interpolation=cv2.INTER_AREA)
     med = cv2.medianBlur(small, 5).astype(np.float32) * ((hi - lo) / 255.0) + lo
     level = cv2.resize(med, (wk * k, hk * k), interpolation=cv2.INTER_LINEAR)
@@ -118,8 +118,10 @@ def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray
     """How much each pixel looks like a grid line by its shade alone: a little darker than
     the paper around it (the light-red print in a grayscale photo). Ink is far darker and
     excluded, as in line_strength."""
-    lum = page.astype(np.float32) if page.ndim == 2 else \
-        sum(c.astype(np.float32) for c in cv2.split(page)) * np.float32(1 / 3)
+    lum: np.ndarray = page.astype(np.float32)
+    if page.ndim == 3:
+        b, g, r = (c.astype(np.float32) for c in cv2.split(page))
+        lum = (b + g + r) * np.float32(1 / 3)
     paper_lum = _paper_level(lum, 0.0, 255.0, px_per_mm)
     dark = (paper_lum - lum) / (paper_lum + 1.0) * 100.0 - 3.0
     dark[lum < 0.55 * paper_lum] = 0.0
@@ -140,7 +142,8 @@ class _Lines:
 
 
 def _profiles(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.ndarray,
-              vertical: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+              vertical: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each edge's profile across its line (the strength summed along the middle 70% of
     [lo, hi]), the profile's first index (px), the edge's expected place (px), the number of
     px summed, and whether the window lies inside the view: (profiles, a0, p, along, ok)."""
@@ -238,7 +241,7 @@ def _neighbours(slots: tuple[Slot, ...]) -> list[list[int]]:
     boxes = _boxes(slots)
     centres = boxes[:, :2] + boxes[:, 2:] / 2
     d = np.abs(centres[:, None, :] - centres[None, :, :])
-    near = (d <= 1.6 * boxes[:, None, 2:]).all(axis=2)
+    near = np.asarray((d <= 1.6 * boxes[:, None, 2:]).all(axis=2))
     np.fill_diagonal(near, False)
     return [[int(j) for j in np.flatnonzero(row)] for row in near]
 

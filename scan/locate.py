@@ -135,16 +135,21 @@ def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
     return tuple(MarkerHit(found[c][0], _refine(gray, found[c][1])) for c in sorted(found))
 
 
-def layout_from_markers(markers: tuple[MarkerHit, ...]) -> Any:
+Fits = list[tuple[float, np.ndarray, PageFrame]]  # frame_fits: (rms px, mm->px, frame)
+
+
+def layout_from_markers(markers: tuple[MarkerHit, ...], fits: Fits | None = None) -> Any:
     """The sheets.layout.LayoutSpec the fiducials' ids name (layout version 2 and later),
     or None: a version 1 sheet, fewer than three markers, ids that disagree, or markers
     that do not lie where that sheet prints them (a stray find in the clutter around it).
+    `fits`: frame_fits(markers, page_frames()), when already at hand.
     """
     spec = spec_from_marker_ids(h.id for h in markers)
     if spec is None:
         return None
     frame = page_frame(build_layout(spec))
-    if not any(fit[2] == frame for fit in frame_fits(markers, page_frames())):
+    fits = frame_fits(markers, page_frames()) if fits is None else fits
+    if not any(fit[2] == frame for fit in fits):
         return None
     return spec
 
@@ -165,8 +170,7 @@ def _refine(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return np.where((moved < side / 8)[:, None], refined, corners).astype(np.float32)
 
 
-def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]
-               ) -> list[tuple[float, np.ndarray, PageFrame]]:
+def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]) -> Fits:
     """The page frames the detected markers fit, best first: (rms px, mm->px, frame)."""
     if len(markers) < 2:
         return []
@@ -246,11 +250,10 @@ def _qr_variants(image: np.ndarray, hom: np.ndarray, box: tuple[float, float, fl
         yield crop, to_crop, detector
 
 
-def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
-                  frames: Sequence[PageFrame]) -> QrHit | None:
-    """Decode the QR code where each known page frame puts it (a small local warp)."""
+def _qr_in_frames(image: np.ndarray, fits: Fits) -> QrHit | None:
+    """Decode the QR code where each fitting page frame puts it (a small local warp)."""
     detectors = _detectors()
-    for _err, hom, frame in frame_fits(markers, frames)[:2]:
+    for _err, hom, frame in fits[:2]:
         for crop, to_crop, name in _qr_variants(image, hom, frame.qr_box,
                                                 zxing=detectors["zxing"] is not None):
             text, points = _decode(detectors, name, crop)
@@ -261,13 +264,15 @@ def _qr_in_frames(image: np.ndarray, markers: tuple[MarkerHit, ...],
 
 
 def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
-            frames: Sequence[PageFrame] = (), search: bool = True) -> QrHit | None:
+            frames: Sequence[PageFrame] = (), search: bool = True,
+            fits: Fits | None = None) -> QrHit | None:
     """Decode the sheet's QR code: where the page frames put it, else (with `search`)
     search the photo. A sheet whose markers name its layout needs no search: the code
     would add only its serial, and the search costs a second where the code is unreadable.
+    `fits`: frame_fits(markers, frames), when already at hand.
     """
     gray = gray_of(image)
-    hit = _qr_in_frames(gray, markers, frames)
+    hit = _qr_in_frames(gray, frame_fits(markers, frames) if fits is None else fits)
     if hit is not None or not search:
         return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
