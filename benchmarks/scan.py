@@ -340,39 +340,35 @@ def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, A
 
 
 def registration(outcomes: Sequence[Outcome]) -> dict[str, float]:
-    """Registration's seconds (median) and share of the scan time, over the photos read:
-    all their registration seconds over all their scan seconds, and the median of each
-    photo's own share."""
+    """Registration's seconds and its share of each photo's scan time, medians over the
+    photos read."""
     timed = [o for o in outcomes if o.timings and o.seconds > 0]
     if not timed:
-        return {"registration_median_s": float("nan"), "registration_share": float("nan"),
-                "registration_share_median": float("nan")}
+        return {"registration_median_s": float("nan"), "registration_share": float("nan")}
     reg = [sum(o.timings.get(s, 0.0) for s in REGISTRATION) for o in timed]
     return {"registration_median_s": statistics.median(reg),
-            "registration_share": sum(reg) / sum(o.seconds for o in timed),
-            "registration_share_median": statistics.median(
+            "registration_share": statistics.median(
                 r / o.seconds for r, o in zip(reg, timed, strict=True))}
 
 
 def stage_lines(outcomes: Sequence[Outcome], label: str) -> list[str]:
-    """Each pipeline stage's median seconds and share of the scan time (its seconds over
-    all photos read / their scan seconds); "untimed": the scan time no stage holds."""
+    """Each pipeline stage's median seconds over the photos read, and that as a share of
+    their median scan time; "untimed": the scan time no stage holds."""
     timed = [o for o in outcomes if o.timings]
     if not timed:
         return []
-    scan_s = sum(o.seconds for o in timed)
+    scan_s = statistics.median(o.seconds for o in timed)
     stages = [s for s in dict.fromkeys(k for o in timed for k in o.timings) if s != "total"]
-    lines = [f"{label}: time per stage over {len(timed)} photos read (median s, share of "
-             f"the scan time)"]
+    lines = [f"{label}: time per stage, median over {len(timed)} photos read (s, share of "
+             f"the median scan time)"]
     for stage in stages:
-        values = [o.timings[stage] for o in timed if stage in o.timings]
+        median = statistics.median(o.timings[stage] for o in timed if stage in o.timings)
         mark = " *" if stage in REGISTRATION else ""
-        lines.append(f"  {stage + mark:<14} {statistics.median(values):7.4f} "
-                     f"{sum(values) / scan_s:7.1%}")
-    untimed = [o.seconds - sum(o.timings.get(s, 0.0) for s in stages) for o in timed]
-    lines.append(f"  {'untimed':<14} {statistics.median(untimed):7.4f} "
-                 f"{sum(untimed) / scan_s:7.1%}")
-    lines.append(f"  {'scan':<14} {statistics.median(o.seconds for o in timed):7.4f}")
+        lines.append(f"  {stage + mark:<14} {median:7.4f} {median / scan_s:7.1%}")
+    untimed = statistics.median(o.seconds - sum(o.timings.get(s, 0.0) for s in stages)
+                                for o in timed)
+    lines.append(f"  {'untimed':<14} {untimed:7.4f} {untimed / scan_s:7.1%}")
+    lines.append(f"  {'scan':<14} {scan_s:7.4f}")
     lines.append("  * registration (finding and placing the sheet)")
     return lines
 
@@ -401,8 +397,7 @@ ROWS = (
     ("decode_p95_s", "JPEG decode p95 (s)", "{:.3f}"),
     ("scan_over_decode", "scan / decode (median)", "{:.1f}x"),
     ("registration_median_s", "registration median (s)", "{:.3f}"),
-    ("registration_share", "registration share of scan time", "{:.1%}"),
-    ("registration_share_median", "registration share (median photo)", "{:.1%}"),
+    ("registration_share", "registration / scan (median)", "{:.1%}"),
 )
 
 

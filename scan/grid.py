@@ -79,13 +79,25 @@ def _paper_level(channel: np.ndarray, lo: float, hi: float, px_per_mm: float = P
     h, w = channel.shape
     k = max(1, round(px_per_mm / PAPER_PX_PER_MM))
     hk, wk = max(1, h // k), max(1, w // k)
-    q8 = np.clip((channel - lo) * (255.0 / (hi - lo)), 0, 255).astype(np.uint8)
+    scale = 255.0 / (hi - lo)
+    # Truncated, not rounded, to 8 bits (OpenCV rounds: hence the half step off, short of ties): a step
+    # of chroma is most of a unit of line strength, so the rounding mode shows.
+    q8 = cv2.addWeighted(channel, scale, channel, 0.0, -lo * scale - 0.499, dtype=cv2.CV_8U)
     q = cv2.medianBlur(q8, 3)[:hk * k, :wk * k]
     small = cv2.resize(q, (wk, hk), interpolation=cv2.INTER_AREA)
-    med = cv2.medianBlur(small, 5).astype(np.float32) * ((hi - lo) / 255.0) + lo
-    level = cv2.resize(med, (wk * k, hk * k), interpolation=cv2.INTER_LINEAR)
-    return cv2.copyMakeBorder(level, 0, max(0, h - hk * k), 0, max(0, w - wk * k),
-                              cv2.BORDER_REPLICATE)[:h, :w]
+    med = cv2.medianBlur(small, 5).astype(np.float32) * np.float32(1 / scale) + np.float32(lo)
+    # Back to full size with the blocks' own scale (k px each); past the last whole
+    # block the level is carried on.
+    to_full = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5]])
+    return cv2.warpAffine(med, to_full, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+STRIPE_ROWS = 48  # per-pixel steps run this many rows at a time: they stay in the cache
+
+
+def _stripes(height: int) -> list[slice]:
+    return [slice(y, min(height, y + STRIPE_ROWS)) for y in range(0, height, STRIPE_ROWS)]
 
 
 def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
@@ -94,15 +106,21 @@ def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
     Redness is measured relative to the paper around it, so a blue or warm colour cast
     does not matter; dark pixels (ink, shadows) are excluded, because the print is light.
     """
-    b, g, r = (c.astype(np.float32) for c in cv2.split(page))
-    gb = g + b
-    lum = (gb + r) * np.float32(1 / 3)
-    chroma = (r - 0.5 * gb) / (lum + 1.0)
+    chroma = np.empty(page.shape[:2], np.float32)
+    lum = np.empty_like(chroma)
+    for rows in _stripes(page.shape[0]):
+        b, g, r = (c.astype(np.float32) for c in cv2.split(page[rows]))
+        gb = g + b
+        lum[rows] = (gb + r) * np.float32(1 / 3)
+        chroma[rows] = (r - 0.5 * gb) / (lum[rows] + 1.0)
     paper_chroma = _paper_level(chroma, -1.0, 1.0, px_per_mm)
     paper_lum = _paper_level(lum, 0.0, 255.0, px_per_mm)
-    red = cv2.addWeighted(chroma, 100.0, paper_chroma, -100.0, -3.0)
-    red = np.where(lum < 0.55 * paper_lum, np.float32(0.0), red)
-    return np.clip(red, 0.0, 255.0)
+    red = np.empty_like(chroma)
+    for rows in _stripes(page.shape[0]):
+        stripe = cv2.addWeighted(chroma[rows], 100.0, paper_chroma[rows], -100.0, -3.0)
+        stripe[lum[rows] < 0.55 * paper_lum[rows]] = 0.0
+        red[rows] = np.clip(stripe, 0.0, 255.0)
+    return red
 
 
 def is_gray(page: np.ndarray) -> bool:
@@ -118,14 +136,21 @@ def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray
     """How much each pixel looks like a grid line by its shade alone: a little darker than
     the paper around it (the light-red print in a grayscale photo). Ink is far darker and
     excluded, as in line_strength."""
-    lum: np.ndarray = page.astype(np.float32)
-    if page.ndim == 3:
-        b, g, r = (c.astype(np.float32) for c in cv2.split(page))
-        lum = (b + g + r) * np.float32(1 / 3)
+    lum = np.empty(page.shape[:2], np.float32)
+    for rows in _stripes(page.shape[0]):
+        if page.ndim == 2:
+            lum[rows] = page[rows]
+        else:
+            b, g, r = (c.astype(np.float32) for c in cv2.split(page[rows]))
+            lum[rows] = (b + g + r) * np.float32(1 / 3)
     paper_lum = _paper_level(lum, 0.0, 255.0, px_per_mm)
-    dark = (paper_lum - lum) / (paper_lum + 1.0) * 100.0 - 3.0
-    dark[lum < 0.55 * paper_lum] = 0.0
-    return np.clip(dark, 0.0, 255.0)
+    dark = np.empty_like(lum)
+    for rows in _stripes(page.shape[0]):
+        level, stripe = paper_lum[rows], lum[rows]
+        out = (level - stripe) / (level + 1.0) * 100.0 - 3.0
+        out[stripe < 0.55 * level] = 0.0
+        dark[rows] = np.clip(out, 0.0, 255.0)
+    return dark
 
 
 @dataclass(frozen=True)
