@@ -11,7 +11,7 @@ searched in one pass over an integral image of the lines' strength.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -80,8 +80,8 @@ def _paper_level(channel: np.ndarray, lo: float, hi: float, px_per_mm: float = P
     k = max(1, round(px_per_mm / PAPER_PX_PER_MM))
     hk, wk = max(1, h // k), max(1, w // k)
     scale = 255.0 / (hi - lo)
-    # Truncated, not rounded, to 8 bits (OpenCV rounds: hence the half step off, short of ties): a step
-    # of chroma is most of a unit of line strength, so the rounding mode shows.
+    # Truncated, not rounded, to 8 bits (OpenCV rounds: hence the half step off, short of
+    # ties): a step of chroma is most of a unit of line strength, so the rounding shows.
     q8 = cv2.addWeighted(channel, scale, channel, 0.0, -lo * scale - 0.499, dtype=cv2.CV_8U)
     q = cv2.medianBlur(q8, 3)[:hk * k, :wk * k]
     small = cv2.resize(q, (wk, hk), interpolation=cv2.INTER_AREA)
@@ -262,13 +262,14 @@ def _boxes(slots: tuple[Slot, ...]) -> np.ndarray:
     return np.array([s.box for s in slots], np.float64).reshape(-1, 4)
 
 
-def _neighbours(slots: tuple[Slot, ...]) -> list[list[int]]:
+def _neighbours(slots: tuple[Slot, ...]) -> np.ndarray:
+    """near[i, j]: slot j is next to slot i (within 1.6 of slot i's size each way)."""
     boxes = _boxes(slots)
     centres = boxes[:, :2] + boxes[:, 2:] / 2
     d = np.abs(centres[:, None, :] - centres[None, :, :])
     near = np.asarray((d <= 1.6 * boxes[:, None, 2:]).all(axis=2))
     np.fill_diagonal(near, False)
-    return [[int(j) for j in np.flatnonzero(row)] for row in near]
+    return near
 
 
 Lines = list[list[float | None]]
@@ -288,19 +289,28 @@ def _find_lines(lines: _Lines, geom: SheetGeometry) -> tuple[Lines, Lines, int]:
     shift: Lines = [[_pair_shift(e, 0, 1), _pair_shift(e, 2, 3)] for e in raw]
     seeds = min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1))
     neighbours = _neighbours(geom.slots)
+    memo: dict[tuple[int, float, float], list[float | None]] = {}
+
+    def search(i: int, ox: float, oy: float) -> list[float | None]:
+        # A slot searched again around the same offset (its neighbours unchanged since)
+        # finds the same lines: each search runs once.
+        if (i, ox, oy) not in memo:
+            memo[i, ox, oy] = _search(lines, boxes[i:i + 1], geom.inset_mm, np.array([ox]),
+                                      np.array([oy]))[0]
+        return list(memo[i, ox, oy])
+
     for _ in range(len(boxes)):
         progress = False
         for i in range(len(boxes)):
             if shift[i][0] is None or shift[i][1] is None:
-                progress |= _spread_to(lines, boxes[i:i + 1], geom.inset_mm, i, raw, shift,
-                                       neighbours[i])
+                progress |= _spread_to(search, i, raw, shift, np.flatnonzero(neighbours[i]))
         if not progress:
             break
     return raw, shift, seeds
 
 
-def _spread_to(lines: _Lines, box: np.ndarray, inset: float, i: int, raw: Lines,
-               shift: Lines, neighbours: list[int]) -> bool:
+def _spread_to(search: Callable[[int, float, float], list[float | None]], i: int,
+               raw: Lines, shift: Lines, neighbours: np.ndarray) -> bool:
     """Search slot i's missing lines around its placed neighbours' offset; True if found."""
     pred: list[float | None] = []
     for axis in (0, 1):
@@ -313,7 +323,7 @@ def _spread_to(lines: _Lines, box: np.ndarray, inset: float, i: int, raw: Lines,
     oy = sy if sy is not None else (pred[1] or 0.0)
     if max(abs(ox), abs(oy)) > MAX_BEND_MM:
         return False
-    edges = _search(lines, box, inset, np.array([ox]), np.array([oy]))[0]
+    edges = search(i, ox, oy)
     progress = False
     for axis, (a, b) in enumerate(((0, 1), (2, 3))):
         expected = pred[axis]

@@ -138,7 +138,7 @@ def edge_blur_mm(page: np.ndarray, boxes: list[Box]) -> float | None:
     """Blur (Gaussian sigma, mm) from the sharpest black/white edges in `boxes` (markers):
     their slope and contrast are measured, sigma follows (step_blur_mm)."""
     sigmas = []
-    gray = cv2.cvtColor(page, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gray = cv2.cvtColor(page, cv2.COLOR_BGR2GRAY)
     for x0, y0, x1, y1 in (_blur_patch(box) for box in boxes):
         sigma = _patch_blur(gray[y0:y1, x0:x1])
         if sigma is not None:
@@ -154,20 +154,44 @@ def _blur_patch(box: Box) -> tuple[int, int, int, int]:
 
 
 def _patch_blur(patch: np.ndarray) -> float | None:
-    """Blur (sigma, mm) of the sharpest edges in a grey patch at PX_PER_MM, or None when it
-    holds no clear black/white edge."""
+    """Blur (sigma, mm) of the sharpest edges in a grey uint8 patch at PX_PER_MM, or None
+    when it holds no clear black/white edge."""
     if patch.shape[0] < 10 or patch.shape[1] < 10:
         return None
-    lo, hi = np.percentile(patch, (5, 95))
+    lo, hi = _grey_percentiles(patch, (5, 95))
     contrast = hi - lo
     if contrast < 60:  # covered or blank: says nothing about focus
         return None
-    gx = (patch[1:-1, 2:] - patch[1:-1, :-2]) / 2
-    gy = (patch[2:, 1:-1] - patch[:-2, 1:-1]) / 2
-    slope = float(np.percentile(np.hypot(gx, gy), 99.5))
+    grey = patch.astype(np.float32)
+    gx = (grey[1:-1, 2:] - grey[1:-1, :-2]) / 2
+    gy = (grey[2:, 1:-1] - grey[:-2, 1:-1]) / 2
+    slope = _percentile(np.hypot(gx, gy), 99.5)
     if slope <= 0:
         return None
     return step_blur_mm(contrast, slope, PX_PER_MM)
+
+
+def _percentile(values: np.ndarray, q: float) -> float:
+    """np.percentile's default (linear) of `values`, from one partial sort."""
+    flat = values.ravel()
+    pos = q / 100 * (flat.size - 1)
+    lo = int(pos)
+    hi = min(lo + 1, flat.size - 1)
+    part = np.partition(flat, [lo, hi])
+    return float(part[lo] + (pos - lo) * (part[hi] - part[lo]))
+
+
+def _grey_percentiles(patch: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """np.percentile's default (linear) of a uint8 patch, from its histogram."""
+    below = np.cumsum(np.bincount(patch.ravel(), minlength=256))  # values <= v
+    out = []
+    for q in qs:
+        pos = q / 100 * (patch.size - 1)
+        lo = int(pos)
+        hi = min(lo + 1, patch.size - 1)
+        v_lo, v_hi = (int(np.searchsorted(below, k, side="right")) for k in (lo, hi))
+        out.append(v_lo + (pos - lo) * (v_hi - v_lo))
+    return out
 
 
 def photo_blur_mm(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) -> float | None:
@@ -175,8 +199,8 @@ def photo_blur_mm(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) -> float
     sigmas = []
     for rect in (_blur_patch(box) for box in boxes):
         patch = warp_view(image, hom, PX_PER_MM, rect).image
-        gray = (patch if patch.ndim == 2 else cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY))
-        sigma = _patch_blur(gray.astype(np.float32))
+        sigma = _patch_blur(patch if patch.ndim == 2 else
+                            cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY))
         if sigma is not None:
             sigmas.append(sigma)
     return float(np.median(sigmas)) if sigmas else None
