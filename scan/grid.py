@@ -88,9 +88,10 @@ def _paper_level(channel: np.ndarray, lo: float, hi: float, px_per_mm: float = P
     med = cv2.medianBlur(small, 5).astype(np.float32) * np.float32(1 / scale) + np.float32(lo)
     # Back to full size with the blocks' own scale (k px each); past the last whole
     # block the level is carried on.
-    to_full = np.array([[1 / k, 0, 0.5 / k - 0.5], [0, 1 / k, 0.5 / k - 0.5]])
-    return cv2.warpAffine(med, to_full, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
+    level = cv2.resize(med, (wk * k, hk * k), interpolation=cv2.INTER_LINEAR)
+    if level.shape == (h, w):
+        return level
+    return cv2.copyMakeBorder(level, 0, h - hk * k, 0, w - wk * k, cv2.BORDER_REPLICATE)
 
 
 STRIPE_ROWS = 48  # per-pixel steps run this many rows at a time: they stay in the cache
@@ -360,7 +361,11 @@ def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry) -> PageView:
     x1, y1 = int((gx + gw + pad) * ppm), int((gy + gh + pad) * ppm)
     if isinstance(page, Rectified):
         width, height = page_px(page.page_mm, ppm)
-        return page.view(x0, y0, min(x1, width), min(y1, height), ppm, GRID_WARP)
+        x1, y1 = min(x1, width), min(y1, height)
+        # Whole blocks of the paper level's resolution (see _paper_level): no ragged edge.
+        k = round(ppm / PAPER_PX_PER_MM)
+        x0, y0 = max(0, x1 + (x0 - x1) // k * k), max(0, y1 + (y0 - y1) // k * k)
+        return page.view(x0, y0, x1, y1, ppm, GRID_WARP)
     k = round(PX_PER_MM / ppm)  # whole px of the flat page per px of the view
     region = page[k * y0:k * y1, k * x0:k * x1]
     small = cv2.resize(region, (region.shape[1] // k, region.shape[0] // k),
