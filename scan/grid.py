@@ -11,6 +11,7 @@ searched in one pass over an integral image of the lines' strength.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,11 +27,11 @@ from escalero.scoring.errors import Reason, UnreadableSheetError
 # 0.2 mm a pixel: the 0.14 mm grid lines still stand out along a cell's edge, and the
 # search costs a quarter of what it does at the crops' 10 px/mm.
 GRID_PX_PER_MM = 5.0
-PAPER_PX_PER_MM = 1.25  # the paper's level (a 4 mm median) is measured at this resolution
-# The grid view samples the nearest photo pixel: a thin line keeps its full strength in
-# the pixel that samples it (bilinear would mix it with the paper beside it), and the
-# warp costs a third as much.
-GRID_WARP = cv2.INTER_NEAREST
+# The paper's level (a median over ~4 mm) is measured on block means at these resolutions:
+# 0.6 mm blocks for the colour (coarser ones mix the grid lines into the paper's colour
+# and weaken them), 0.8 mm for the brightness.
+CHROMA_PAPER_PX_PER_MM = 5 / 3
+LUM_PAPER_PX_PER_MM = 1.25
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
 MAX_STRETCH_MM = 0.8  # opposite lines of one cell may move apart at most this much
@@ -66,32 +67,53 @@ class SnappedSlot:
     uncertainty_mm: float = 0.0  # how far the box may still be off its printed place
 
 
-def _paper_level(channel: np.ndarray, lo: float, hi: float, px_per_mm: float = PX_PER_MM
-                 ) -> np.ndarray:
-    """The paper's local level of `channel`: a median over ~4 mm, blind to ink and lines.
+def _paper_level(channel: np.ndarray, lo: float, hi: float, block: int, ksize: int,
+                 premedian: bool = False) -> np.ndarray:
+    """The paper's local level of `channel`: a median, blind to ink and lines.
 
     A mean would be pulled by dark blue ink, making the paper next to it look red.
-    On an 8-bit copy (range lo..hi): a 3 x 3 median takes out the thin grid lines and the
-    grain, block means bring it down to PAPER_PX_PER_MM, where a 5 x 5 median spans 4 mm;
-    then it is scaled back up. (OpenCV's 3 x 3 and 5 x 5 medians are sorting networks,
-    many times faster than larger ones.)
+    Means of `block` x `block` px, 8 bits (range lo..hi), a ksize x ksize median of those,
+    scaled back up. `premedian`: first a 3 x 3 median at full size (8 bits), which takes
+    out the thin grid lines and grain before they are averaged in.
     """
     h, w = channel.shape
-    k = max(1, round(px_per_mm / PAPER_PX_PER_MM))
-    hk, wk = max(1, h // k), max(1, w // k)
+    hk, wk = max(1, h // block), max(1, w // block)
     scale = 255.0 / (hi - lo)
-    # Truncated, not rounded, to 8 bits (OpenCV rounds: hence the half step off, short of
-    # ties): a step of chroma is most of a unit of line strength, so the rounding shows.
-    q8 = cv2.addWeighted(channel, scale, channel, 0.0, -lo * scale - 0.499, dtype=cv2.CV_8U)
-    q = cv2.medianBlur(q8, 3)[:hk * k, :wk * k]
-    small = cv2.resize(q, (wk, hk), interpolation=cv2.INTER_AREA)
-    med = cv2.medianBlur(small, 5).astype(np.float32) * np.float32(1 / scale) + np.float32(lo)
-    # Back to full size with the blocks' own scale (k px each); past the last whole
-    # block the level is carried on.
-    level = cv2.resize(med, (wk * k, hk * k), interpolation=cv2.INTER_LINEAR)
+
+    def eight_bit(values: np.ndarray) -> np.ndarray:
+        # Truncated, not rounded (OpenCV rounds: hence the half step off, short of ties):
+        # a step of chroma is most of a unit of line strength, so the rounding shows.
+        return cv2.addWeighted(values, scale, values, 0.0, -lo * scale - 0.499,
+                               dtype=cv2.CV_8U)
+
+    if premedian:
+        small = cv2.resize(cv2.medianBlur(eight_bit(channel), 3)[:hk * block, :wk * block],
+                           (wk, hk), interpolation=cv2.INTER_AREA)
+    else:
+        small = eight_bit(cv2.resize(channel[:hk * block, :wk * block], (wk, hk),
+                                     interpolation=cv2.INTER_AREA))
+    med = cv2.medianBlur(small, ksize).astype(np.float32) * np.float32(1 / scale) \
+        + np.float32(lo)
+    # Back to full size with the blocks' own scale; past the last whole block the level
+    # is carried on.
+    level = cv2.resize(med, (wk * block, hk * block), interpolation=cv2.INTER_LINEAR)
     if level.shape == (h, w):
         return level
-    return cv2.copyMakeBorder(level, 0, h - hk * k, 0, w - wk * k, cv2.BORDER_REPLICATE)
+    return cv2.copyMakeBorder(level, 0, h - hk * block, 0, w - wk * block,
+                              cv2.BORDER_REPLICATE)
+
+
+def _paper_chroma(chroma: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The paper's colour (a 7 x 7 median of 0.6 mm blocks: 4.2 mm)."""
+    block = max(1, round(px_per_mm / CHROMA_PAPER_PX_PER_MM))
+    return _paper_level(chroma, -1.0, 1.0, block, 7)
+
+
+def _paper_lum(lum: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The paper's brightness (a 5 x 5 median of 0.8 mm blocks: 4 mm; OpenCV's 3 x 3 and
+    5 x 5 medians are sorting networks, many times faster than larger ones)."""
+    block = max(1, round(px_per_mm / LUM_PAPER_PX_PER_MM))
+    return _paper_level(lum, 0.0, 255.0, block, 5, premedian=True)
 
 
 STRIPE_ROWS = 48  # per-pixel steps run this many rows at a time: they stay in the cache
@@ -114,8 +136,8 @@ def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
         gb = g + b
         lum[rows] = (gb + r) * np.float32(1 / 3)
         chroma[rows] = (r - 0.5 * gb) / (lum[rows] + 1.0)
-    paper_chroma = _paper_level(chroma, -1.0, 1.0, px_per_mm)
-    paper_lum = _paper_level(lum, 0.0, 255.0, px_per_mm)
+    paper_chroma = _paper_chroma(chroma, px_per_mm)
+    paper_lum = _paper_lum(lum, px_per_mm)
     red = np.empty_like(chroma)
     for rows in _stripes(page.shape[0]):
         stripe = cv2.addWeighted(chroma[rows], 100.0, paper_chroma[rows], -100.0, -3.0)
@@ -144,7 +166,7 @@ def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray
         else:
             b, g, r = (c.astype(np.float32) for c in cv2.split(page[rows]))
             lum[rows] = (b + g + r) * np.float32(1 / 3)
-    paper_lum = _paper_level(lum, 0.0, 255.0, px_per_mm)
+    paper_lum = _paper_lum(lum, px_per_mm)
     dark = np.empty_like(lum)
     for rows in _stripes(page.shape[0]):
         level, stripe = paper_lum[rows], lum[rows]
@@ -362,10 +384,10 @@ def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry) -> PageView:
     if isinstance(page, Rectified):
         width, height = page_px(page.page_mm, ppm)
         x1, y1 = min(x1, width), min(y1, height)
-        # Whole blocks of the paper level's resolution (see _paper_level): no ragged edge.
-        k = round(ppm / PAPER_PX_PER_MM)
+        # Whole blocks of both paper levels (see _paper_level): no ragged edge.
+        k = math.lcm(round(ppm / CHROMA_PAPER_PX_PER_MM), round(ppm / LUM_PAPER_PX_PER_MM))
         x0, y0 = max(0, x1 + (x0 - x1) // k * k), max(0, y1 + (y0 - y1) // k * k)
-        return page.view(x0, y0, x1, y1, ppm, GRID_WARP)
+        return page.view(x0, y0, x1, y1, ppm, averaged=True)
     k = round(PX_PER_MM / ppm)  # whole px of the flat page per px of the view
     region = page[k * y0:k * y1, k * x0:k * x1]
     small = cv2.resize(region, (region.shape[1] // k, region.shape[0] // k),
