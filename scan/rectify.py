@@ -56,11 +56,6 @@ class Rectified:
     blur_mm: float  # estimated blur (Gaussian sigma) on the sheet, mm
     slot_px_per_mm: tuple[float, ...] = ()  # per slot of the geometry, in order
 
-    @property
-    def to_page(self) -> np.ndarray:
-        """3x3, photo px -> flat page px at PX_PER_MM."""
-        return np.diag([PX_PER_MM, PX_PER_MM, 1.0]) @ np.linalg.inv(self.homography)
-
     def view(self, x0: int, y0: int, x1: int, y1: int, px_per_mm: float = PX_PER_MM,
              averaged: bool = False) -> PageView:
         """Pixels [x0, x1) x [y0, y1) of the flat page at `px_per_mm`, warped from the photo
