@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -43,6 +43,10 @@ MIN_LINE_STRENGTH = 2.0  # mean redness per pixel along a grid line (clean print
 LINE_SNR = 5.0  # a line's peak over the profile's robust noise
 MIN_SEEDS = 0.1  # fraction of cells that must sit where the homography puts them
 MAX_BEND_MM = 12.0  # how far bending may move a cell from where the homography puts it
+FULL_PAD_MM = SEARCH_MM + MAX_BEND_MM + 2.0  # the grid's region, wide enough for any cell
+# ...and where the paper lies flat: the search past the outer cells' lines (2.5 mm, and
+# the 0.5 mm inset) and the reach of the paper's level (~3 mm: its median and blocks).
+CORE_PAD_MM = SEARCH_MM + 4.0
 
 # Placement uncertainty (mm): measured on a cell's own lines, on one line of a pair, growing
 # with the distance (mm) to the nearest cell placed by its own lines (paper bends smoothly),
@@ -187,6 +191,7 @@ class _Lines:
     integral: np.ndarray  # (h + 1, w + 1) float64 prefix sums of the strength
     px_per_mm: float
     origin: tuple[int, int]  # page px (at px_per_mm) of the strength map's pixel (0, 0)
+    left_view: list[bool] = field(default_factory=list)  # a search reached past the view
 
     @staticmethod
     def of(strength: np.ndarray, view: PageView) -> _Lines:
@@ -212,6 +217,8 @@ def _profiles(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.nd
     rows, cols = lines.integral.shape
     limit, other = np.where(vertical, cols - 1, rows - 1), np.where(vertical, rows - 1, cols - 1)
     ok = (a0 >= 0) & (a0 + n_a <= limit) & (b0 >= 0) & (b1 <= other) & (b1 > b0)
+    if not ok.all():
+        lines.left_view.append(True)
     a0, b0, b1 = np.where(ok, a0, 0), np.where(ok, b0, 0), np.where(ok, b1, 1)
     idx = a0[:, None] + np.arange(n_a + 1)[None, :]
     vert, lo, hi = vertical[:, None], b0[:, None], b1[:, None]
@@ -377,24 +384,23 @@ def _found_share(shift: Lines) -> float:
     return min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1)) / len(shift)
 
 
-def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry) -> PageView:
-    """The grid's region of the flat page (with room for bent paper) at GRID_PX_PER_MM:
-    warped from the photo (a Rectified), or shrunk from a flat page at PX_PER_MM."""
+def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry, pad_mm: float = FULL_PAD_MM
+              ) -> PageView:
+    """The grid's region of the flat page, `pad_mm` wider on every side, at GRID_PX_PER_MM:
+    warped from the photo (a Rectified), or shrunk from a flat page at PX_PER_MM. Its edges
+    lie on whole blocks of both paper levels (see _paper_level), counted from the page's
+    corner: views of any pad agree where they overlap."""
     gx, gy, gw, gh = geom.grid_bounds()
-    pad = SEARCH_MM + MAX_BEND_MM + 2.0
     ppm = GRID_PX_PER_MM
-    x0, y0 = max(0, int((gx - pad) * ppm)), max(0, int((gy - pad) * ppm))
-    x1, y1 = int((gx + gw + pad) * ppm), int((gy + gh + pad) * ppm)
+    k = math.lcm(round(ppm / CHROMA_PAPER_PX_PER_MM), round(ppm / LUM_PAPER_PX_PER_MM))
+    x0, y0 = (max(0, int((v - pad_mm) * ppm)) // k * k for v in (gx, gy))
+    x1, y1 = (-(-int((v + pad_mm) * ppm) // k) * k for v in (gx + gw, gy + gh))
     if isinstance(page, Rectified):
         width, height = page_px(page.page_mm, ppm)
-        x1, y1 = min(x1, width), min(y1, height)
-        # Whole blocks of both paper levels (see _paper_level): no ragged edge.
-        k = math.lcm(round(ppm / CHROMA_PAPER_PX_PER_MM), round(ppm / LUM_PAPER_PX_PER_MM))
-        x0, y0 = max(0, x1 + (x0 - x1) // k * k), max(0, y1 + (y0 - y1) // k * k)
-        return page.view(x0, y0, x1, y1, ppm, averaged=True)
-    k = round(PX_PER_MM / ppm)  # whole px of the flat page per px of the view
-    region = page[k * y0:k * y1, k * x0:k * x1]
-    small = cv2.resize(region, (region.shape[1] // k, region.shape[0] // k),
+        return page.view(x0, y0, min(x1, width), min(y1, height), ppm, averaged=True)
+    f = round(PX_PER_MM / ppm)  # whole px of the flat page per px of the view
+    region = page[f * y0:f * y1, f * x0:f * x1]
+    small = cv2.resize(region, (region.shape[1] // f, region.shape[0] // f),
                        interpolation=cv2.INTER_AREA)
     return PageView(small, ppm, (x0, y0))
 
@@ -412,23 +418,13 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
     to the nearest cell placed by its own lines. Refused only when too few cells can be
     placed at all (UNPLACEABLE).
     """
-    view = grid_view(page, geom)
     slots = geom.slots
-    best: tuple[float, Lines, Lines, int] | None = None
-    # The light-red print by its colour first; by its shade where the photo has no colour
-    # (grayscale) or the colour places too few cells (red ink, a strong colour cast,
-    # shadows): then the kind that places more cells wins.
-    kinds = ("gray",) if is_gray(view.image) else ("red", "gray")
-    for kind in kinds:
-        strength = (line_strength(view.image, view.px_per_mm) if kind == "red"
-                    else shade_strength(view.image, view.px_per_mm))
-        raw, shift, seeds = _find_lines(_Lines.of(strength, view), geom)
-        share = _found_share(shift) if seeds >= MIN_SEEDS * len(slots) else 0.0
-        if best is None or share > best[0]:
-            best = (share, raw, shift, seeds)
-        if share >= CLEAR_SHARE:
+    # Where the paper lies flat the grid's own region and a little more is all the search
+    # reaches; only a cell searched farther out (bent paper) needs the whole margin.
+    for pad in (CORE_PAD_MM, FULL_PAD_MM):
+        best, left_view = _best_kind(grid_view(page, geom, pad), geom)
+        if not left_view:
             break
-    assert best is not None
     share, raw, shift, seeds = best
     # Paper bends and shifts, but it does not stretch: most cells must show both lines
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
@@ -440,6 +436,31 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
         raise UnreadableSheetError(UNPLACEABLE.format(n=placeable, total=len(out)),
                                    reason=Reason.GRID_UNPLACEABLE)
     return out
+
+
+def _best_kind(view: PageView, geom: SheetGeometry
+               ) -> tuple[tuple[float, Lines, Lines, int], bool]:
+    """(share placed, raw, shift, seeds) of the grid print's kind that places more cells,
+    and whether a search reached past the view."""
+    best: tuple[float, Lines, Lines, int] | None = None
+    left_view = False
+    # The light-red print by its colour first; by its shade where the photo has no colour
+    # (grayscale) or the colour places too few cells (red ink, a strong colour cast,
+    # shadows): then the kind that places more cells wins.
+    kinds = ("gray",) if is_gray(view.image) else ("red", "gray")
+    for kind in kinds:
+        strength = (line_strength(view.image, view.px_per_mm) if kind == "red"
+                    else shade_strength(view.image, view.px_per_mm))
+        lines = _Lines.of(strength, view)
+        raw, shift, seeds = _find_lines(lines, geom)
+        left_view = left_view or bool(lines.left_view)
+        share = _found_share(shift) if seeds >= MIN_SEEDS * len(geom.slots) else 0.0
+        if best is None or share > best[0]:
+            best = (share, raw, shift, seeds)
+        if share >= CLEAR_SHARE:
+            break
+    assert best is not None
+    return best, left_view
 
 
 def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines) -> tuple[SnappedSlot, ...]:

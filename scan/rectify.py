@@ -140,7 +140,8 @@ def averaged_view(image: np.ndarray, hom: np.ndarray, px_per_mm: float,
     corners = np.array([[rx, ry], [rx + rw, ry], [rx + rw, ry + rh], [rx, ry + rh]])
     quad = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), hom).reshape(-1, 2)
     h, w = image.shape[:2]
-    bx0, by0 = (max(0, int(v) - 2 * k) for v in quad.min(axis=0))
+    # Blocks counted from the photo's corner: views of overlapping parts agree.
+    bx0, by0 = (max(0, int(v) - 2 * k) // k * k for v in quad.min(axis=0))
     bx1, by1 = (min(size, int(v) + 2 * k) for v, size in zip(quad.max(axis=0), (w, h),
                                                                strict=True))
     bx1, by1 = bx0 + (bx1 - bx0) // k * k, by0 + (by1 - by0) // k * k
