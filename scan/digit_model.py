@@ -240,21 +240,30 @@ class CellScores:
 
 def score_cell(logits: np.ndarray, temperature: float = 1.0) -> CellScores:
     """Turn one output vector into log-probabilities of all readings."""
+    empty, struck, numbers = score_cells(np.asarray(logits)[None, :], temperature)
+    return CellScores(empty=float(empty[0]), struck=float(struck[0]), numbers=numbers[0])
+
+
+def score_cells(logits: np.ndarray, temperature: float = 1.0
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """score_cell for a batch (N, N_OUT): log-probabilities of empty (N,), struck (N,) and
+    every number (N, 1000)."""
     z = np.asarray(logits, np.float64) / temperature
-    kind = _log_softmax(z[0:3])
-    length = _log_softmax(z[3:6])
-    heads = _log_softmax(z[6:].reshape(6, 10))
-    numbers = np.full(1000, -np.inf)
-    base = kind[2]
-    d1 = heads[0]
-    numbers[1:10] = base + length[0] + d1[1:]
-    two = heads[1][:, None] + heads[2][None, :]  # [tens, ones]
-    numbers[10:100] = base + length[1] + two[1:].ravel()
-    three = heads[3][:, None, None] + heads[4][None, :, None] + heads[5][None, None, :]
-    numbers[100:1000] = base + length[2] + three[1:].ravel()
+    kind = _log_softmax(z[:, 0:3])
+    length = _log_softmax(z[:, 3:6])
+    heads = _log_softmax(z[:, 6:].reshape(-1, 6, 10))
+    numbers = np.full((len(z), 1000), -np.inf)
+    base = kind[:, 2:3]
+    d1 = heads[:, 0]
+    numbers[:, 1:10] = base + length[:, 0:1] + d1[:, 1:]
+    two = heads[:, 1, :, None] + heads[:, 2, None, :]  # [tens, ones]
+    numbers[:, 10:100] = base + length[:, 1:2] + two[:, 1:].reshape(len(z), -1)
+    three = (heads[:, 3, :, None, None] + heads[:, 4, None, :, None]
+             + heads[:, 5, None, None, :])
+    numbers[:, 100:1000] = base + length[:, 2:3] + three[:, 1:].reshape(len(z), -1)
     # A written "0" is a strike.
-    struck = np.logaddexp(kind[1], base + length[0] + d1[0])
-    return CellScores(empty=float(kind[0]), struck=float(struck), numbers=numbers)
+    struck = np.logaddexp(kind[:, 1], kind[:, 2] + length[:, 0] + d1[:, 0])
+    return kind[:, 0], struck, numbers
 
 
 @dataclass(frozen=True)
@@ -275,13 +284,7 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
     `allowed=None` (written totals) allows every number 0-999.
     """
     nums = scores.numbers
-    if allowed is None:
-        mask = np.ones(1000, bool)
-        mask[0] = False
-    else:
-        mask = np.zeros(1000, bool)
-        idx = [v for v in allowed if 0 < v < 1000]
-        mask[idx] = True
+    mask = _allowed_mask(allowed)
     finite = np.isfinite(nums)
     top = max(scores.empty, scores.struck, float(nums[finite].max()))
     p_nums = np.where(finite, np.exp(nums - top), 0.0)
@@ -295,6 +298,19 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
     cands += [(int(v), float(p_allowed[v]) / total) for v in best if p_allowed[v] > 0]
     cands.sort(key=lambda c: -c[1])
     return Decoded(ranked=tuple(cands))
+
+
+@lru_cache(maxsize=64)
+def _allowed_mask(allowed: tuple[int, ...] | None) -> np.ndarray:
+    """The numbers a row allows (all of 1-999 for a written total), as a mask over 0-999."""
+    if allowed is None:
+        mask = np.ones(1000, bool)
+        mask[0] = False
+    else:
+        mask = np.zeros(1000, bool)
+        mask[[v for v in allowed if 0 < v < 1000]] = True
+    mask.flags.writeable = False  # shared between calls
+    return mask
 
 
 @dataclass(frozen=True)

@@ -111,8 +111,10 @@ class DigitModelRecognizer:
         else:
             logits, feats = digit_model.run_members(batch, self.members, self.engine), None
         out = []
-        for z, c in zip(logits, crops, strict=True):
-            scores = digit_model.score_cell(z, cal.temperature)
+        empty, struck, numbers = digit_model.score_cells(logits.reshape(len(crops), -1),
+                                                         cal.temperature)
+        for i, c in enumerate(crops):
+            scores = digit_model.CellScores(float(empty[i]), float(struck[i]), numbers[i])
             ranked = digit_model.decode(scores, c.allowed).ranked
             out.append(CellReading.from_ranked(ranked, cal.threshold(c.allowed, ranked[0][0])))
         return out, feats
