@@ -11,7 +11,6 @@ searched in one pass over an integral image of the lines' strength.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -27,11 +26,7 @@ from escalero.scoring.errors import Reason, UnreadableSheetError
 # 0.2 mm a pixel: the 0.14 mm grid lines still stand out along a cell's edge, and the
 # search costs a quarter of what it does at the crops' 10 px/mm.
 GRID_PX_PER_MM = 5.0
-# The paper's level (a median over ~4 mm) is measured on block means at these resolutions:
-# 0.6 mm blocks for the colour (coarser ones mix the grid lines into the paper's colour
-# and weaken them), 0.8 mm for the brightness.
-CHROMA_PAPER_PX_PER_MM = 5 / 3
-LUM_PAPER_PX_PER_MM = 1.25
+PAPER_PX_PER_MM = 1.25  # the paper's level: a 5 x 5 median of values 0.8 mm apart (4 mm)
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
 # Below this share of cells placed by the grid's colour, its shade is tried as well: on the
@@ -75,53 +70,49 @@ class SnappedSlot:
     uncertainty_mm: float = 0.0  # how far the box may still be off its printed place
 
 
-def _paper_level(channel: np.ndarray, lo: float, hi: float, block: int, ksize: int,
-                 premedian: bool = False) -> np.ndarray:
-    """The paper's local level of `channel`: a median, blind to ink and lines.
-
-    A mean would be pulled by dark blue ink, making the paper next to it look red.
-    Means of `block` x `block` px, 8 bits (range lo..hi), a ksize x ksize median of those,
-    scaled back up. `premedian`: first a 3 x 3 median at full size (8 bits), which takes
-    out the thin grid lines and grain before they are averaged in.
-    """
-    h, w = channel.shape
-    hk, wk = max(1, h // block), max(1, w // block)
+def _eight_bit(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """`values` (range lo..hi) as 8 bits for OpenCV's fast medians: truncated, not rounded
+    (OpenCV rounds: hence the half step off, short of ties), as the paper level always was;
+    a step of chroma is most of a unit of line strength, so the rounding shows."""
     scale = 255.0 / (hi - lo)
+    return cv2.addWeighted(values, scale, values, 0.0, -lo * scale - 0.499, dtype=cv2.CV_8U)
 
-    def eight_bit(values: np.ndarray) -> np.ndarray:
-        # Truncated, not rounded (OpenCV rounds: hence the half step off, short of ties):
-        # a step of chroma is most of a unit of line strength, so the rounding shows.
-        return cv2.addWeighted(values, scale, values, 0.0, -lo * scale - 0.499,
-                               dtype=cv2.CV_8U)
 
-    if premedian:
-        small = cv2.resize(cv2.medianBlur(eight_bit(channel), 3)[:hk * block, :wk * block],
-                           (wk, hk), interpolation=cv2.INTER_AREA)
-    else:
-        small = eight_bit(cv2.resize(channel[:hk * block, :wk * block], (wk, hk),
-                                     interpolation=cv2.INTER_AREA))
-    med = cv2.medianBlur(small, ksize).astype(np.float32) * np.float32(1 / scale) \
-        + np.float32(lo)
-    # Back to full size with the blocks' own scale; past the last whole block the level
-    # is carried on.
-    level = cv2.resize(med, (wk * block, hk * block), interpolation=cv2.INTER_LINEAR)
+def _full_size(small: np.ndarray, lo: float, hi: float, step: int,
+               shape: tuple[int, ...]) -> np.ndarray:
+    """A level measured every `step` px (8 bits, range lo..hi) back at full size; past the
+    last whole step it is carried on."""
+    values = small.astype(np.float32) * np.float32((hi - lo) / 255.0) + np.float32(lo)
+    level: np.ndarray = cv2.resize(values, (small.shape[1] * step, small.shape[0] * step),
+                                   interpolation=cv2.INTER_LINEAR)
+    h, w = shape[:2]
     if level.shape == (h, w):
         return level
-    return cv2.copyMakeBorder(level, 0, h - hk * block, 0, w - wk * block,
-                              cv2.BORDER_REPLICATE)
+    return cv2.copyMakeBorder(level, 0, max(0, h - level.shape[0]), 0,
+                              max(0, w - level.shape[1]), cv2.BORDER_REPLICATE)[:h, :w]
 
 
 def _paper_chroma(chroma: np.ndarray, px_per_mm: float) -> np.ndarray:
-    """The paper's colour (a 7 x 7 median of 0.6 mm blocks: 4.2 mm)."""
-    block = max(1, round(px_per_mm / CHROMA_PAPER_PX_PER_MM))
-    return _paper_level(chroma, -1.0, 1.0, block, 7)
+    """The paper's colour, blind to ink and lines: a 5 x 5 median (1 mm: the thin grid lines
+    and the grain are gone from it), sampled every 0.8 mm, and a 5 x 5 median of those
+    (4 mm). A mean would be pulled by dark blue ink, making the paper next to it look red;
+    means of blocks would mix the lines into it and weaken them."""
+    step = max(1, round(px_per_mm / PAPER_PX_PER_MM))
+    q = cv2.medianBlur(_eight_bit(chroma, -1.0, 1.0), 5)
+    samples = np.ascontiguousarray(q[step // 2::step, step // 2::step])
+    return _full_size(cv2.medianBlur(samples, 5), -1.0, 1.0, step, chroma.shape)
 
 
 def _paper_lum(lum: np.ndarray, px_per_mm: float) -> np.ndarray:
-    """The paper's brightness (a 5 x 5 median of 0.8 mm blocks: 4 mm; OpenCV's 3 x 3 and
-    5 x 5 medians are sorting networks, many times faster than larger ones)."""
-    block = max(1, round(px_per_mm / LUM_PAPER_PX_PER_MM))
-    return _paper_level(lum, 0.0, 255.0, block, 5, premedian=True)
+    """The paper's brightness: a 3 x 3 median, means of 0.8 mm blocks, a 5 x 5 median of
+    those (4 mm). (OpenCV's 3 x 3 and 5 x 5 medians are sorting networks, many times
+    faster than larger ones.)"""
+    step = max(1, round(px_per_mm / PAPER_PX_PER_MM))
+    h, w = lum.shape
+    hk, wk = max(1, h // step), max(1, w // step)
+    q = cv2.medianBlur(_eight_bit(lum, 0.0, 255.0), 3)[:hk * step, :wk * step]
+    blocks = cv2.resize(q, (wk, hk), interpolation=cv2.INTER_AREA)
+    return _full_size(cv2.medianBlur(blocks, 5), 0.0, 255.0, step, lum.shape)
 
 
 STRIPE_ROWS = 48  # per-pixel steps run this many rows at a time: they stay in the cache
@@ -388,11 +379,11 @@ def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry, pad_mm: float =
               ) -> PageView:
     """The grid's region of the flat page, `pad_mm` wider on every side, at GRID_PX_PER_MM:
     warped from the photo (a Rectified), or shrunk from a flat page at PX_PER_MM. Its edges
-    lie on whole blocks of both paper levels (see _paper_level), counted from the page's
+    lie on whole steps of the paper level (see _paper_lum), counted from the page's
     corner: views of any pad agree where they overlap."""
     gx, gy, gw, gh = geom.grid_bounds()
     ppm = GRID_PX_PER_MM
-    k = math.lcm(round(ppm / CHROMA_PAPER_PX_PER_MM), round(ppm / LUM_PAPER_PX_PER_MM))
+    k = round(ppm / PAPER_PX_PER_MM)
     x0, y0 = (max(0, int((v - pad_mm) * ppm)) // k * k for v in (gx, gy))
     x1, y1 = (-(-int((v + pad_mm) * ppm) // k) * k for v in (gx + gw, gy + gh))
     if isinstance(page, Rectified):
