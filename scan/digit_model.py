@@ -248,7 +248,9 @@ def score_cells(logits: np.ndarray, temperature: float = 1.0
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """score_cell for a batch (N, N_OUT): log-probabilities of empty (N,), struck (N,) and
     every number (N, 1000)."""
-    z = np.asarray(logits, np.float64) / temperature
+    z = np.asarray(logits, np.float64).reshape(-1, N_OUT) / temperature
+    if not len(z):
+        return np.zeros(0), np.zeros(0), np.zeros((0, 1000))
     kind = _log_softmax(z[:, 0:3])
     length = _log_softmax(z[:, 3:6])
     heads = _log_softmax(z[:, 6:].reshape(-1, 6, 10))

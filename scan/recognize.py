@@ -111,8 +111,8 @@ class DigitModelRecognizer:
         else:
             logits, feats = digit_model.run_members(batch, self.members, self.engine), None
         out = []
-        empty, struck, numbers = digit_model.score_cells(logits.reshape(len(crops), -1),
-                                                         cal.temperature)
+        empty, struck, numbers = digit_model.score_cells(
+            logits.reshape(len(crops), digit_model.N_OUT), cal.temperature)
         for i, c in enumerate(crops):
             scores = digit_model.CellScores(float(empty[i]), float(struck[i]), numbers[i])
             ranked = digit_model.decode(scores, c.allowed).ranked
