@@ -21,7 +21,10 @@ time. Each photo is then scanned one at a time and compared cell by cell with it
   order the scanner asks them (as the web review walks them), until the payout is
   certain; the mean over read sheets (0 for a sheet certain from the start);
 - failed: photos refused (an EscaleroError, e.g. "too blurred") or crashed;
-- time per photo (median, p95) next to the time to merely decode the same JPEG.
+- time per photo (median, p95) next to the time to merely decode the same JPEG;
+- time per stage (scan.pipeline's timings): each stage's median seconds and its share of
+  the scan time, and registration's share (finding and placing the sheet: markers, code,
+  layout, placement, flat sheet, grid).
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ class Outcome:
     payout_certain: bool = False  # the scanner says the payout needs no review
     deciding: int = 0  # cells a player is asked to check: those that can change an uncertain payout
     answers: int | None = None  # answers (the truth) a player gives until it is certain
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage
 
     @property
     def clean(self) -> bool:
@@ -130,6 +134,9 @@ def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels:
 # --- scanning -------------------------------------------------------------------------------
 
 Scanner = Callable[[Path], dict[str, Any]]
+TIMINGS = "_timings"  # the in-process scanner's stage times, beside the scan JSON
+# The stages that find and place the sheet before any cell is read (pipeline timings).
+REGISTRATION = ("markers", "qr", "outline", "layout", "infer", "place", "rectify", "grid")
 
 
 def scanner_for(recognizer: str, adapt: bool = True, members: int | None = None
@@ -156,8 +163,12 @@ def scanner_for(recognizer: str, adapt: bool = True, members: int | None = None
         from escalero.scan.recognize import DigitModelRecognizer
 
         reader = DigitModelRecognizer(max_members=members)
-    return (lambda path: scan_photo(str(path), options, reader).to_json(),
-            "escalero.scan.pipeline.scan_photo")
+
+    def scan_one(path: Path) -> dict[str, Any]:
+        result = scan_photo(str(path), options, reader)
+        return {**result.to_json(), TIMINGS: dict(result.timings)}
+
+    return scan_one, "escalero.scan.pipeline.scan_photo"
 
 
 class _Refused(Exception):
@@ -231,11 +242,13 @@ def scan_all(paths: Sequence[Path], scanner: Scanner, label: str) -> list[Outcom
                                     failure=f"crashed: {type(err).__name__}: {err}"))
         else:
             seconds = time.perf_counter() - t0
+            timings = scanned.pop(TIMINGS, {})
             if truth["sheet"] is None:  # a photo without a sheet must be refused
                 outcomes.append(Outcome(path.stem, seconds, failure="read a sheet where none is",
                                         no_sheet=True))
             else:
                 outcomes.append(compare(path.stem, seconds, truth, scanned))
+                outcomes[-1].timings = timings
         print(f"\rscanning ({label}) {i + 1}/{len(paths)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return outcomes
@@ -322,7 +335,42 @@ def summary(outcomes: Sequence[Outcome], decode: Sequence[float]) -> dict[str, A
         "decode_p95_s": _pct(decode, 0.95),
         "scan_over_decode": (statistics.median(times) / med_decode
                              if times and med_decode else float("nan")),
+        **registration(outcomes),
     }
+
+
+def registration(outcomes: Sequence[Outcome]) -> dict[str, float]:
+    """Registration's seconds and its share of each photo's scan time, medians over the
+    photos read."""
+    timed = [o for o in outcomes if o.timings and o.seconds > 0]
+    if not timed:
+        return {"registration_median_s": float("nan"), "registration_share": float("nan")}
+    reg = [sum(o.timings.get(s, 0.0) for s in REGISTRATION) for o in timed]
+    return {"registration_median_s": statistics.median(reg),
+            "registration_share": statistics.median(
+                r / o.seconds for r, o in zip(reg, timed, strict=True))}
+
+
+def stage_lines(outcomes: Sequence[Outcome], label: str) -> list[str]:
+    """Each pipeline stage's median seconds over the photos read, and that as a share of
+    their median scan time; "untimed": the scan time no stage holds."""
+    timed = [o for o in outcomes if o.timings]
+    if not timed:
+        return []
+    scan_s = statistics.median(o.seconds for o in timed)
+    stages = [s for s in dict.fromkeys(k for o in timed for k in o.timings) if s != "total"]
+    lines = [f"{label}: time per stage, median over {len(timed)} photos read (s, share of "
+             f"the median scan time)"]
+    for stage in stages:
+        median = statistics.median(o.timings[stage] for o in timed if stage in o.timings)
+        mark = " *" if stage in REGISTRATION else ""
+        lines.append(f"  {stage + mark:<14} {median:7.4f} {median / scan_s:7.1%}")
+    untimed = statistics.median(o.seconds - sum(o.timings.get(s, 0.0) for s in stages)
+                                for o in timed)
+    lines.append(f"  {'untimed':<14} {untimed:7.4f} {untimed / scan_s:7.1%}")
+    lines.append(f"  {'scan':<14} {scan_s:7.4f}")
+    lines.append("  * registration (finding and placing the sheet)")
+    return lines
 
 
 ROWS = (
@@ -348,6 +396,8 @@ ROWS = (
     ("decode_median_s", "JPEG decode median (s)", "{:.3f}"),
     ("decode_p95_s", "JPEG decode p95 (s)", "{:.3f}"),
     ("scan_over_decode", "scan / decode (median)", "{:.1f}x"),
+    ("registration_median_s", "registration median (s)", "{:.3f}"),
+    ("registration_share", "registration / scan (median)", "{:.1%}"),
 )
 
 
@@ -473,6 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         details[rec] = [o.__dict__ | {"clean": o.clean} for o in outcomes]
         notes.append(f"{rec}: scanned with {how}")
         notes.extend(failures_text(outcomes))
+        notes.extend(stage_lines(outcomes, rec))
         notes.extend(refusal_table(outcomes, subset))
     if args.photos:
         print(f"benchmarks.scan: photos from {args.photos}")

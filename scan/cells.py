@@ -19,7 +19,7 @@ from escalero.scan.geometry import SheetGeometry
 from escalero.scan.grid import SnappedSlot
 from escalero.scan.notes import Note, note
 from escalero.scan.recognize import CellCrop, top_alternatives
-from escalero.scan.rectify import PX_PER_MM
+from escalero.scan.rectify import PX_PER_MM, Rectified, page_px
 from escalero.scoring.model import TOTAL_ROW, CellValue, cell_points
 
 CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
@@ -61,28 +61,67 @@ class CellResult:
         return cell_points(self.value)
 
 
-def cut_crops(page: np.ndarray, snapped: Sequence[SnappedSlot], geom: SheetGeometry
-              ) -> list[CellCrop]:
-    """One CellCrop per slot, per the cell-reading contract (box + 1.5 mm, 10 px/mm, BGR)."""
+def cut_crops(page: np.ndarray | Rectified, snapped: Sequence[SnappedSlot],
+              geom: SheetGeometry) -> list[CellCrop]:
+    """One CellCrop per slot, per the cell-reading contract (box + 1.5 mm, 10 px/mm, BGR).
+
+    `page`: the flat sheet (Rectified), whose cells are warped from the photo a column at
+    a time, or a flat page at PX_PER_MM. Either way a crop is the same pixels.
+    """
     rules = geom.ruleset
-    crops = []
-    h, w = page.shape[:2]
     m = round(CELL_MARGIN_MM * PX_PER_MM)
-    for s in snapped:
-        x, y, bw, bh = (v * PX_PER_MM for v in s.box)
-        wpx, hpx = round(bw), round(bh)
-        x0, y0 = round(x) - m, round(y) - m
-        x1, y1 = x0 + wpx + 2 * m, y0 + hpx + 2 * m
-        crop = page[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
-        if crop.shape[:2] != (y1 - y0, x1 - x0):  # off the page: pad with paper white
-            full = np.full((y1 - y0, x1 - x0, 3), 255, np.uint8)
-            full[max(0, -y0):max(0, -y0) + crop.shape[0],
-                 max(0, -x0):max(0, -x0) + crop.shape[1]] = crop
-            crop = full
+    rects = [_crop_rect(s, m) for s in snapped]
+    images = (_cut_columns(page, snapped, rects) if isinstance(page, Rectified)
+              else [_cut(page, (0, 0), r) for r in rects])
+    crops = []
+    for s, image, (x0, y0, x1, y1) in zip(snapped, images, rects, strict=True):
         allowed = None if s.slot.is_total else tuple(rules.row(s.slot.row).allowed)
-        box_px = (m, m, wpx, hpx)
-        crops.append(CellCrop(np.ascontiguousarray(crop), allowed, box_px))
+        box_px = (m, m, x1 - x0 - 2 * m, y1 - y0 - 2 * m)
+        crops.append(CellCrop(image, allowed, box_px))
     return crops
+
+
+def _crop_rect(s: SnappedSlot, margin: int) -> tuple[int, int, int, int]:
+    """The crop's page px (x0, y0, x1, y1) at PX_PER_MM: the box grown by `margin` px."""
+    x, y, bw, bh = (v * PX_PER_MM for v in s.box)
+    x0, y0 = round(x) - margin, round(y) - margin
+    return x0, y0, x0 + round(bw) + 2 * margin, y0 + round(bh) + 2 * margin
+
+
+def _cut(image: np.ndarray, origin: tuple[int, int], rect: tuple[int, int, int, int]
+         ) -> np.ndarray:
+    """Page px `rect` from `image` (page px `origin` at its pixel 0, 0); what lies outside
+    it is paper white."""
+    x0, y0, x1, y1 = rect[0] - origin[0], rect[1] - origin[1], rect[2] - origin[0], \
+        rect[3] - origin[1]
+    h, w = image.shape[:2]
+    crop = image[max(0, y0):min(h, y1), max(0, x0):min(w, x1)]
+    if crop.shape[:2] != (y1 - y0, x1 - x0):  # off the page: pad with paper white
+        full = np.full((y1 - y0, x1 - x0, 3), 255, np.uint8)
+        full[max(0, -y0):max(0, -y0) + crop.shape[0],
+             max(0, -x0):max(0, -x0) + crop.shape[1]] = crop
+        crop = full
+    return np.ascontiguousarray(crop)
+
+
+def _cut_columns(flat: Rectified, snapped: Sequence[SnappedSlot],
+                 rects: Sequence[tuple[int, int, int, int]]) -> list[np.ndarray]:
+    """Each crop cut from one warp per column of cells (the page's part they cover):
+    the page is never warped whole, and no cell is warped twice."""
+    width, height = page_px(flat.page_mm)
+    columns: dict[tuple[int, int], list[int]] = {}
+    for i, s in enumerate(snapped):
+        columns.setdefault((s.slot.side, s.slot.column), []).append(i)
+    out: list[np.ndarray] = [np.empty(0)] * len(rects)
+    for members in columns.values():
+        x0 = max(0, min(rects[i][0] for i in members))
+        y0 = max(0, min(rects[i][1] for i in members))
+        x1 = min(width, max(rects[i][2] for i in members))
+        y1 = min(height, max(rects[i][3] for i in members))
+        view = flat.view(x0, y0, max(x1, x0 + 1), max(y1, y0 + 1))
+        for i in members:
+            out[i] = _cut(view.image, view.origin, rects[i])
+    return out
 
 
 def _as_value(kind: str, value: Any) -> CellValue:

@@ -3,29 +3,45 @@
 The homography from the markers is exact only where the paper is flat. Each cell's box is
 moved onto the grid lines found next to it, so a bent sheet still cuts clean cells; a grid
 that is not where the layout puts it (a wrong layout, a folded sheet) is refused.
+
+The lines are looked for on the grid's region of the flat page only, at GRID_PX_PER_MM
+(warped straight from the photo, or shrunk from a flat page); every cell's four lines are
+searched in one pass over an integral image of the lines' strength.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 from escalero.scan.geometry import Box, SheetGeometry, Slot
-from escalero.scan.imaging import median_and_sigma
+from escalero.scan.imaging import MAD_TO_SIGMA
 from escalero.scan.notes import note
-from escalero.scan.rectify import PX_PER_MM
+from escalero.scan.rectify import PX_PER_MM, PageView, Rectified, page_px
 from escalero.scoring.errors import Reason, UnreadableSheetError
 
+# 0.2 mm a pixel: the 0.14 mm grid lines still stand out along a cell's edge, and the
+# search costs a quarter of what it does at the crops' 10 px/mm.
+GRID_PX_PER_MM = 5.0
+PAPER_PX_PER_MM = 1.25  # the paper's level: a 5 x 5 median of values 0.8 mm apart (4 mm)
 SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
 MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
+# Below this share of cells placed by the grid's colour, its shade is tried as well: on the
+# harsh bench the colour placed 50-90% of the cells on a third of the colour photos (red
+# ink taken for print, casts, shadows), where the shade mostly placed more, and right.
+CLEAR_SHARE = 0.9
 MAX_STRETCH_MM = 0.8  # opposite lines of one cell may move apart at most this much
 MIN_LINE_STRENGTH = 2.0  # mean redness per pixel along a grid line (clean print: 10-30)
 LINE_SNR = 5.0  # a line's peak over the profile's robust noise
 MIN_SEEDS = 0.1  # fraction of cells that must sit where the homography puts them
 MAX_BEND_MM = 12.0  # how far bending may move a cell from where the homography puts it
+FULL_PAD_MM = SEARCH_MM + MAX_BEND_MM + 2.0  # the grid's region, wide enough for any cell
+# ...and where the paper lies flat: the search past the outer cells' lines (2.5 mm, and
+# the 0.5 mm inset) and the reach of the paper's level (~3 mm: its median and blocks).
+CORE_PAD_MM = SEARCH_MM + 4.0
 
 # Placement uncertainty (mm): measured on a cell's own lines, on one line of a pair, growing
 # with the distance (mm) to the nearest cell placed by its own lines (paper bends smoothly),
@@ -54,34 +70,79 @@ class SnappedSlot:
     uncertainty_mm: float = 0.0  # how far the box may still be off its printed place
 
 
-def _paper_level(channel: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """The paper's local level of `channel`: a median over ~4 mm, blind to ink and lines.
-
-    A mean would be pulled by dark blue ink, making the paper next to it look red.
-    The median runs on a quarter-size copy (8-bit, range lo..hi) and is scaled back up.
-    """
-    h, w = channel.shape
-    small = cv2.resize(channel, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
-    q = np.clip((small - lo) * (255.0 / (hi - lo)), 0, 255).astype(np.uint8)
-    med = cv2.medianBlur(q, 11).astype(np.float32) * ((hi - lo) / 255.0) + lo
-    return cv2.resize(med, (w, h), interpolation=cv2.INTER_LINEAR)
+def _eight_bit(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """`values` (range lo..hi) as 8 bits for OpenCV's fast medians: truncated, not rounded
+    (OpenCV rounds: hence the half step off, short of ties), as the paper level always was;
+    a step of chroma is most of a unit of line strength, so the rounding shows."""
+    scale = 255.0 / (hi - lo)
+    return cv2.addWeighted(values, scale, values, 0.0, -lo * scale - 0.499, dtype=cv2.CV_8U)
 
 
-def line_strength(page: np.ndarray) -> np.ndarray:
+def _full_size(small: np.ndarray, lo: float, hi: float, step: int,
+               shape: tuple[int, ...]) -> np.ndarray:
+    """A level measured every `step` px (8 bits, range lo..hi) back at full size; past the
+    last whole step it is carried on."""
+    values = small.astype(np.float32) * np.float32((hi - lo) / 255.0) + np.float32(lo)
+    level: np.ndarray = cv2.resize(values, (small.shape[1] * step, small.shape[0] * step),
+                                   interpolation=cv2.INTER_LINEAR)
+    h, w = shape[:2]
+    if level.shape == (h, w):
+        return level
+    return cv2.copyMakeBorder(level, 0, max(0, h - level.shape[0]), 0,
+                              max(0, w - level.shape[1]), cv2.BORDER_REPLICATE)[:h, :w]
+
+
+def _paper_chroma(chroma: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The paper's colour, blind to ink and lines: a 5 x 5 median (1 mm: the thin grid lines
+    and the grain are gone from it), sampled every 0.8 mm, and a 5 x 5 median of those
+    (4 mm). A mean would be pulled by dark blue ink, making the paper next to it look red;
+    means of blocks would mix the lines into it and weaken them."""
+    step = max(1, round(px_per_mm / PAPER_PX_PER_MM))
+    q = cv2.medianBlur(_eight_bit(chroma, -1.0, 1.0), 5)
+    samples = np.ascontiguousarray(q[step // 2::step, step // 2::step])
+    return _full_size(cv2.medianBlur(samples, 5), -1.0, 1.0, step, chroma.shape)
+
+
+def _paper_lum(lum: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The paper's brightness: a 3 x 3 median, means of 0.8 mm blocks, a 5 x 5 median of
+    those (4 mm). (OpenCV's 3 x 3 and 5 x 5 medians are sorting networks, many times
+    faster than larger ones.)"""
+    step = max(1, round(px_per_mm / PAPER_PX_PER_MM))
+    h, w = lum.shape
+    hk, wk = max(1, h // step), max(1, w // step)
+    q = cv2.medianBlur(_eight_bit(lum, 0.0, 255.0), 3)[:hk * step, :wk * step]
+    blocks = cv2.resize(q, (wk, hk), interpolation=cv2.INTER_AREA)
+    return _full_size(cv2.medianBlur(blocks, 5), 0.0, 255.0, step, lum.shape)
+
+
+STRIPE_ROWS = 48  # per-pixel steps run this many rows at a time: they stay in the cache
+
+
+def _stripes(height: int) -> list[slice]:
+    return [slice(y, min(height, y + STRIPE_ROWS)) for y in range(0, height, STRIPE_ROWS)]
+
+
+def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
     """How much each pixel looks like the light-red grid print (ink and paper score ~0).
 
     Redness is measured relative to the paper around it, so a blue or warm colour cast
     does not matter; dark pixels (ink, shadows) are excluded, because the print is light.
     """
-    f = page.astype(np.float32)
-    b, g, r = f[:, :, 0], f[:, :, 1], f[:, :, 2]
-    lum = (b + g + r) / 3.0
-    chroma = (r - (g + b) / 2.0) / (lum + 1.0)
-    paper_chroma = _paper_level(chroma, -1.0, 1.0)
-    paper_lum = _paper_level(lum, 0.0, 255.0)
-    red = (chroma - paper_chroma) * 100.0 - 3.0
-    red[lum < 0.55 * paper_lum] = 0.0
-    return np.clip(red, 0.0, 255.0)
+    chroma = np.empty(page.shape[:2], np.float32)
+    lum = np.empty_like(chroma)
+    for rows in _stripes(page.shape[0]):
+        b, g, r = (c.astype(np.float32) for c in cv2.split(page[rows]))
+        gb = g + b
+        lum[rows] = (gb + r) * np.float32(1 / 3)
+        chroma[rows] = (r - 0.5 * gb) / (lum[rows] + 1.0)
+    paper_chroma = _paper_chroma(chroma, px_per_mm)
+    paper_lum = _paper_lum(lum, px_per_mm)
+    red = np.empty_like(chroma)
+    for rows in _stripes(page.shape[0]):
+        stripe = cv2.addWeighted(chroma[rows], 100.0, paper_chroma[rows], -100.0, -3.0)
+        stripe[lum[rows] < 0.55 * paper_lum[rows]] = 0.0
+        red[rows] = np.clip(stripe, 0.0, 255.0)
+    return red
 
 
 def is_gray(page: np.ndarray) -> bool:
@@ -93,79 +154,125 @@ def is_gray(page: np.ndarray) -> bool:
         float(np.abs(sample[:, :, 0] - sample[:, :, 1]).mean()) < 1.5
 
 
-def shade_strength(page: np.ndarray) -> np.ndarray:
+def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
     """How much each pixel looks like a grid line by its shade alone: a little darker than
     the paper around it (the light-red print in a grayscale photo). Ink is far darker and
     excluded, as in line_strength."""
-    lum = page.astype(np.float32) if page.ndim == 2 else \
-        page.astype(np.float32).mean(axis=2)
-    paper_lum = _paper_level(lum, 0.0, 255.0)
-    dark = (paper_lum - lum) / (paper_lum + 1.0) * 100.0 - 3.0
-    dark[lum < 0.55 * paper_lum] = 0.0
-    return np.clip(dark, 0.0, 255.0)
+    lum = np.empty(page.shape[:2], np.float32)
+    for rows in _stripes(page.shape[0]):
+        if page.ndim == 2:
+            lum[rows] = page[rows]
+        else:
+            b, g, r = (c.astype(np.float32) for c in cv2.split(page[rows]))
+            lum[rows] = (b + g + r) * np.float32(1 / 3)
+    paper_lum = _paper_lum(lum, px_per_mm)
+    dark = np.empty_like(lum)
+    for rows in _stripes(page.shape[0]):
+        level, stripe = paper_lum[rows], lum[rows]
+        out = (level - stripe) / (level + 1.0) * 100.0 - 3.0
+        out[stripe < 0.55 * level] = 0.0
+        dark[rows] = np.clip(out, 0.0, 255.0)
+    return dark
 
 
-def _peak(profile: np.ndarray, along: int) -> float | None:
-    """Sub-pixel index of the grid line in a perpendicular profile, or None.
+@dataclass(frozen=True)
+class _Lines:
+    """A grid view's line strength, as an integral image: any edge's profile in O(1)."""
+
+    integral: np.ndarray  # (h + 1, w + 1) float64 prefix sums of the strength
+    px_per_mm: float
+    origin: tuple[int, int]  # page px (at px_per_mm) of the strength map's pixel (0, 0)
+    left_view: list[bool] = field(default_factory=list)  # a search reached past the view
+
+    @staticmethod
+    def of(strength: np.ndarray, view: PageView) -> _Lines:
+        return _Lines(cv2.integral(strength, sdepth=cv2.CV_64F), view.px_per_mm, view.origin)
+
+
+def _profiles(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.ndarray,
+              vertical: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each edge's profile across its line (the strength summed along the middle 70% of
+    [lo, hi]), the profile's first index (px), the edge's expected place (px), the number of
+    px summed, and whether the window lies inside the view: (profiles, a0, p, along, ok)."""
+    ppm = lines.px_per_mm
+    ox, oy = lines.origin
+    half = int(round(SEARCH_MM * ppm))
+    n_a = 2 * half + 1
+    o_a, o_b = np.where(vertical, ox, oy), np.where(vertical, oy, ox)
+    p = pos_mm * ppm - o_a
+    a0 = np.round(p).astype(np.int64) - half
+    span = hi_mm - lo_mm
+    b0 = np.floor((lo_mm + 0.15 * span) * ppm).astype(np.int64) - o_b
+    b1 = np.floor((hi_mm - 0.15 * span) * ppm).astype(np.int64) - o_b
+    rows, cols = lines.integral.shape
+    limit, other = np.where(vertical, cols - 1, rows - 1), np.where(vertical, rows - 1, cols - 1)
+    ok = (a0 >= 0) & (a0 + n_a <= limit) & (b0 >= 0) & (b1 <= other) & (b1 > b0)
+    if not ok.all():
+        lines.left_view.append(True)
+    a0, b0, b1 = np.where(ok, a0, 0), np.where(ok, b0, 0), np.where(ok, b1, 1)
+    idx = a0[:, None] + np.arange(n_a + 1)[None, :]
+    vert, lo, hi = vertical[:, None], b0[:, None], b1[:, None]
+    # Sum over [b0, b1) along the edge of all px before each a: the differences along a
+    # are the profile (a vertical edge's rows are b, a horizontal one's columns).
+    ii = lines.integral
+    sums = ii[np.where(vert, hi, idx), np.where(vert, idx, hi)] \
+        - ii[np.where(vert, lo, idx), np.where(vert, idx, lo)]
+    return np.diff(sums, axis=1), a0, p, b1 - b0, ok
+
+
+def _peaks(profiles: np.ndarray, along: np.ndarray) -> np.ndarray:
+    """Sub-pixel index of the grid line in each perpendicular profile, NaN where none.
 
     The window may hold two lines (a neighbouring side's column, the Summe row): of
     the strong peaks, the one nearest the window's centre (the expected line) wins.
     """
-    base, noise = median_and_sigma(profile)
-    lift = profile - base
-    top = float(lift.max())
+    n, size = profiles.shape
+    base = np.median(profiles, axis=1, keepdims=True)
+    lift = profiles - base
+    noise = MAD_TO_SIGMA * np.median(np.abs(lift), axis=1)
+    top = lift.max(axis=1)
     # The line must stand out along most of the edge (mean strength per pixel) and
     # well above the profile's own noise (shadows, paper grain, ink).
-    if top / max(along, 1) < MIN_LINE_STRENGTH or top < LINE_SNR * noise:
-        return None
-    centre = (len(profile) - 1) / 2
-    candidates = [i for i in range(len(profile))
-                  if lift[i] >= 0.5 * top
-                  and (i == 0 or lift[i] >= lift[i - 1])
-                  and (i == len(profile) - 1 or lift[i] > lift[i + 1])]
-    i = min(candidates, key=lambda k: abs(k - centre))
-    if 0 < i < len(profile) - 1:
-        a, b, c = profile[i - 1], profile[i], profile[i + 1]
-        den = a - 2 * b + c
-        if den < 0:
-            return i + 0.5 * (a - c) / den
-    return float(i)
+    strong = (top / np.maximum(along, 1) >= MIN_LINE_STRENGTH) & (top >= LINE_SNR * noise)
+    rising = np.ones((n, size), bool)
+    rising[:, 1:] = lift[:, 1:] >= lift[:, :-1]
+    falling = np.ones((n, size), bool)
+    falling[:, :-1] = lift[:, :-1] > lift[:, 1:]
+    cand = (lift >= 0.5 * top[:, None]) & rising & falling
+    centre = (size - 1) / 2
+    i = np.where(cand, np.abs(np.arange(size) - centre)[None, :], np.inf).argmin(axis=1)
+    k = np.clip(i, 1, size - 2)
+    rows = np.arange(n)
+    a, b, c = profiles[rows, k - 1], profiles[rows, k], profiles[rows, k + 1]
+    den = a - 2 * b + c
+    inner = (i > 0) & (i < size - 1) & (den < 0)
+    peak = np.where(inner, i + 0.5 * (a - c) / np.where(inner, den, -1.0), i.astype(float))
+    return np.where(strong, peak, np.nan)
 
 
-def _edge_offset(strength: np.ndarray, pos_mm: float, lo_mm: float, hi_mm: float,
-                 vertical: bool) -> float | None:
-    """Offset (mm) from `pos_mm` of the grid line nearest it, along [lo, hi] of the edge."""
-    s = SEARCH_MM * PX_PER_MM
-    p = pos_mm * PX_PER_MM
-    a0, a1 = int(round(p - s)), int(round(p + s)) + 1
-    span = hi_mm - lo_mm
-    b0 = int((lo_mm + 0.15 * span) * PX_PER_MM)
-    b1 = int((hi_mm - 0.15 * span) * PX_PER_MM)
-    h, w = strength.shape
-    limit = w if vertical else h
-    other = h if vertical else w
-    if a0 < 0 or a1 > limit or b0 < 0 or b1 > other or b1 <= b0:
-        return None
-    window = strength[b0:b1, a0:a1] if vertical else strength[a0:a1, b0:b1]
-    profile = window.sum(axis=0 if vertical else 1)
-    peak = _peak(profile, b1 - b0)
-    if peak is None:
-        return None
-    return (a0 + peak - p) / PX_PER_MM
+def _edge_offsets(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.ndarray,
+                  vertical: np.ndarray) -> np.ndarray:
+    """Offset (mm) from each `pos_mm` of the grid line nearest it, along [lo, hi] of its
+    edge; NaN where no line stands out (or the window leaves the view)."""
+    profiles, a0, p, along, ok = _profiles(lines, pos_mm, lo_mm, hi_mm, vertical)
+    peak = _peaks(profiles, along)
+    return np.where(ok, (a0 + peak - p) / lines.px_per_mm, np.nan)
 
 
-def _search(strength: np.ndarray, slot: Slot, inset: float, ox: float, oy: float
-            ) -> list[float | None]:
-    """Offsets (mm, from the layout) of a slot's four lines, searched around (ox, oy)."""
-    x, y, w, h = slot.box
+def _search(lines: _Lines, boxes: np.ndarray, inset: float, ox: np.ndarray, oy: np.ndarray
+            ) -> list[list[float | None]]:
+    """Offsets (mm, from the layout) of each box's four lines (left, right, top, bottom),
+    searched around its offset (ox, oy); None where a line was not found."""
+    x, y, w, h = (boxes[:, k] for k in range(4))
     x, y = x + ox, y + oy
-    found = [
-        _edge_offset(strength, x - inset, y, y + h, vertical=True),
-        _edge_offset(strength, x + w + inset, y, y + h, vertical=True),
-        _edge_offset(strength, y - inset, x, x + w, vertical=False),
-        _edge_offset(strength, y + h + inset, x, x + w, vertical=False),
-    ]
-    return [None if v is None else v + (ox if k < 2 else oy) for k, v in enumerate(found)]
+    pos = np.stack([x - inset, x + w + inset, y - inset, y + h + inset], 1)
+    lo = np.stack([y, y, x, x], 1)
+    hi = np.stack([y + h, y + h, x + w, x + w], 1)
+    vertical = np.broadcast_to(np.array([True, True, False, False]), pos.shape)
+    found = _edge_offsets(lines, pos.ravel(), lo.ravel(), hi.ravel(), vertical.ravel())
+    found = found.reshape(-1, 4) + np.stack([ox, ox, oy, oy], 1)
+    return [[None if np.isnan(v) else float(v) for v in row] for row in found]
 
 
 def _pair_shift(edges: list[float | None], a: int, b: int) -> float | None:
@@ -176,20 +283,24 @@ def _pair_shift(edges: list[float | None], a: int, b: int) -> float | None:
     return (ea + eb) / 2
 
 
-def _neighbours(slots: tuple[Slot, ...]) -> list[list[int]]:
-    centres = np.array([(s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2) for s in slots])
-    sizes = np.array([(s.box[2], s.box[3]) for s in slots])
-    out = []
-    for i in range(len(slots)):
-        d = np.abs(centres - centres[i])
-        near = (d[:, 0] <= 1.6 * sizes[i, 0]) & (d[:, 1] <= 1.6 * sizes[i, 1])
-        near[i] = False
-        out.append([int(j) for j in np.flatnonzero(near)])
-    return out
+def _boxes(slots: tuple[Slot, ...]) -> np.ndarray:
+    return np.array([s.box for s in slots], np.float64).reshape(-1, 4)
 
 
-def _find_lines(strength: np.ndarray, geom: SheetGeometry
-                ) -> tuple[list[list[float | None]], list[list[float | None]], int]:
+def _neighbours(slots: tuple[Slot, ...]) -> np.ndarray:
+    """near[i, j]: slot j is next to slot i (within 1.6 of slot i's size each way)."""
+    boxes = _boxes(slots)
+    centres = boxes[:, :2] + boxes[:, 2:] / 2
+    d = np.abs(centres[:, None, :] - centres[None, :, :])
+    near = np.asarray((d <= 1.6 * boxes[:, None, 2:]).all(axis=2))
+    np.fill_diagonal(near, False)
+    return near
+
+
+Lines = list[list[float | None]]
+
+
+def _find_lines(lines: _Lines, geom: SheetGeometry) -> tuple[Lines, Lines, int]:
     """Each slot's four line offsets (mm) and per-axis shifts (None: not found), and the
     fewest seeds of the two axes.
 
@@ -197,60 +308,99 @@ def _find_lines(strength: np.ndarray, geom: SheetGeometry
     spread to neighbouring cells, each searched around its neighbours' offset, so a
     sheet bent by several millimetres is followed cell by cell.
     """
-    slots, inset = geom.slots, geom.inset_mm
-    raw = [_search(strength, s, inset, 0.0, 0.0) for s in slots]
-    shift: list[list[float | None]] = [[_pair_shift(e, 0, 1), _pair_shift(e, 2, 3)]
-                                       for e in raw]
+    boxes = _boxes(geom.slots)
+    zero = np.zeros(len(boxes))
+    raw = _search(lines, boxes, geom.inset_mm, zero, zero)
+    shift: Lines = [[_pair_shift(e, 0, 1), _pair_shift(e, 2, 3)] for e in raw]
     seeds = min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1))
-    neighbours = _neighbours(slots)
-    for _ in range(len(slots)):
+    neighbours = _neighbours(geom.slots)
+    memo: dict[tuple[int, float, float], list[float | None]] = {}
+
+    def search(i: int, ox: float, oy: float) -> list[float | None]:
+        # A slot searched again around the same offset (its neighbours unchanged since)
+        # finds the same lines: each search runs once.
+        if (i, ox, oy) not in memo:
+            memo[i, ox, oy] = _search(lines, boxes[i:i + 1], geom.inset_mm, np.array([ox]),
+                                      np.array([oy]))[0]
+        return list(memo[i, ox, oy])
+
+    for _ in range(len(boxes)):
         progress = False
-        for i, s in enumerate(slots):
-            if shift[i][0] is not None and shift[i][1] is not None:
-                continue
-            pred: list[float | None] = []
-            for axis in (0, 1):
-                vals = [v for j in neighbours[i] if (v := shift[j][axis]) is not None]
-                pred.append(float(np.mean(vals)) if vals else None)
-            if pred[0] is None and pred[1] is None:
-                continue
-            sx, sy = shift[i][0], shift[i][1]
-            ox = sx if sx is not None else (pred[0] or 0.0)
-            oy = sy if sy is not None else (pred[1] or 0.0)
-            if max(abs(ox), abs(oy)) > MAX_BEND_MM:
-                continue
-            edges = _search(strength, s, inset, ox, oy)
-            for axis, (a, b) in enumerate(((0, 1), (2, 3))):
-                expected = pred[axis]
-                if shift[i][axis] is not None or expected is None:
-                    continue
-                found = _pair_shift(edges, a, b)
-                if found is None:
-                    # One line (the other hidden by ink or glare) that agrees with the
-                    # neighbours still places the cell: both lines move by its offset.
-                    single = [e for k in (a, b) if (e := edges[k]) is not None
-                              and abs(e - expected) < MAX_STRETCH_MM]
-                    if len(single) == 1:
-                        found = float(single[0])
-                        edges[a] = edges[b] = found
-                if found is not None:
-                    shift[i][axis] = found
-                    raw[i][a], raw[i][b] = edges[a], edges[b]
-                    progress = True
+        for i in range(len(boxes)):
+            if shift[i][0] is None or shift[i][1] is None:
+                progress |= _spread_to(search, i, raw, shift, np.flatnonzero(neighbours[i]))
         if not progress:
             break
     return raw, shift, seeds
 
 
-def _found_share(shift: list[list[float | None]]) -> float:
+def _spread_to(search: Callable[[int, float, float], list[float | None]], i: int,
+               raw: Lines, shift: Lines, neighbours: np.ndarray) -> bool:
+    """Search slot i's missing lines around its placed neighbours' offset; True if found."""
+    pred: list[float | None] = []
+    for axis in (0, 1):
+        vals = [v for j in neighbours if (v := shift[j][axis]) is not None]
+        pred.append(float(np.mean(vals)) if vals else None)
+    if pred[0] is None and pred[1] is None:
+        return False
+    sx, sy = shift[i][0], shift[i][1]
+    ox = sx if sx is not None else (pred[0] or 0.0)
+    oy = sy if sy is not None else (pred[1] or 0.0)
+    if max(abs(ox), abs(oy)) > MAX_BEND_MM:
+        return False
+    edges = search(i, ox, oy)
+    progress = False
+    for axis, (a, b) in enumerate(((0, 1), (2, 3))):
+        expected = pred[axis]
+        if shift[i][axis] is not None or expected is None:
+            continue
+        found = _pair_shift(edges, a, b)
+        if found is None:
+            # One line (the other hidden by ink or glare) that agrees with the
+            # neighbours still places the cell: both lines move by its offset.
+            single = [e for k in (a, b) if (e := edges[k]) is not None
+                      and abs(e - expected) < MAX_STRETCH_MM]
+            if len(single) == 1:
+                found = float(single[0])
+                edges[a] = edges[b] = found
+        if found is not None:
+            shift[i][axis] = found
+            raw[i][a], raw[i][b] = edges[a], edges[b]
+            progress = True
+    return progress
+
+
+def _found_share(shift: Lines) -> float:
     """The share of slots placed by their own lines, in the worse of the two axes."""
     return min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1)) / len(shift)
 
 
-def snap_slots(page: np.ndarray, geom: SheetGeometry, strict: bool = True
+def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry, pad_mm: float = FULL_PAD_MM
+              ) -> PageView:
+    """The grid's region of the flat page, `pad_mm` wider on every side, at GRID_PX_PER_MM:
+    warped from the photo (a Rectified), or shrunk from a flat page at PX_PER_MM. Its edges
+    lie on whole steps of the paper level (see _paper_lum), counted from the page's
+    corner: views of any pad agree where they overlap."""
+    gx, gy, gw, gh = geom.grid_bounds()
+    ppm = GRID_PX_PER_MM
+    k = round(ppm / PAPER_PX_PER_MM)
+    x0, y0 = (max(0, int((v - pad_mm) * ppm)) // k * k for v in (gx, gy))
+    x1, y1 = (-(-int((v + pad_mm) * ppm) // k) * k for v in (gx + gw, gy + gh))
+    if isinstance(page, Rectified):
+        width, height = page_px(page.page_mm, ppm)
+        return page.view(x0, y0, min(x1, width), min(y1, height), ppm, averaged=True)
+    f = round(PX_PER_MM / ppm)  # whole px of the flat page per px of the view
+    region = page[f * y0:f * y1, f * x0:f * x1]
+    small = cv2.resize(region, (region.shape[1] // f, region.shape[0] // f),
+                       interpolation=cv2.INTER_AREA)
+    return PageView(small, ppm, (x0, y0))
+
+
+def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool = True
                ) -> tuple[SnappedSlot, ...]:
     """Move each slot's box onto its grid lines; each gets a placement uncertainty.
 
+    `page`: the flat sheet (Rectified), or a flat page at PX_PER_MM.
     strict (the layout was guessed or named by the user, not read from the QR code): a
     grid that is not where the layout puts it is refused, because it says the layout is
     wrong. Otherwise the layout is certain and placement degrades: a cell whose lines are
@@ -259,27 +409,13 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry, strict: bool = True
     to the nearest cell placed by its own lines. Refused only when too few cells can be
     placed at all (UNPLACEABLE).
     """
-    gx, gy, gw, gh = geom.grid_bounds()
-    pad = SEARCH_MM + MAX_BEND_MM + 2.0
-    x0, y0 = max(0, int((gx - pad) * PX_PER_MM)), max(0, int((gy - pad) * PX_PER_MM))
-    x1, y1 = int((gx + gw + pad) * PX_PER_MM), int((gy + gh + pad) * PX_PER_MM)
-    region = page[y0:y1, x0:x1]
     slots = geom.slots
-    best: tuple[float, list, list, int] | None = None
-    # The light-red print by its colour first; by its shade where the photo has no colour
-    # (grayscale) or the colour finds too little (red ink, a strong colour cast).
-    kinds = ("gray",) if is_gray(region) else ("red", "gray")
-    for kind in kinds:
-        strength = np.zeros(page.shape[:2], np.float32)  # only the grid region is needed
-        strength[y0:y1, x0:x1] = (line_strength(region) if kind == "red"
-                                  else shade_strength(region))
-        raw, shift, seeds = _find_lines(strength, geom)
-        share = _found_share(shift) if seeds >= MIN_SEEDS * len(slots) else 0.0
-        if best is None or share > best[0]:
-            best = (share, raw, shift, seeds)
-        if share >= MIN_LINES_FOUND:
+    # Where the paper lies flat the grid's own region and a little more is all the search
+    # reaches; only a cell searched farther out (bent paper) needs the whole margin.
+    for pad in (CORE_PAD_MM, FULL_PAD_MM):
+        best, left_view = _best_kind(grid_view(page, geom, pad), geom)
+        if not left_view:
             break
-    assert best is not None
     share, raw, shift, seeds = best
     # Paper bends and shifts, but it does not stretch: most cells must show both lines
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
@@ -293,10 +429,36 @@ def snap_slots(page: np.ndarray, geom: SheetGeometry, strict: bool = True
     return out
 
 
-def _place(slots: tuple[Slot, ...], raw: list[list[float | None]],
-           shift: list[list[float | None]]) -> tuple[SnappedSlot, ...]:
+def _best_kind(view: PageView, geom: SheetGeometry
+               ) -> tuple[tuple[float, Lines, Lines, int], bool]:
+    """(share placed, raw, shift, seeds) of the grid print's kind that places more cells,
+    and whether a search reached past the view."""
+    best: tuple[float, Lines, Lines, int] | None = None
+    left_view = False
+    # The light-red print by its colour first; by its shade where the photo has no colour
+    # (grayscale) or the colour places too few cells (red ink, a strong colour cast,
+    # shadows): then the kind that places more cells wins.
+    kinds = ("gray",) if is_gray(view.image) else ("red", "gray")
+    for kind in kinds:
+        strength = (line_strength(view.image, view.px_per_mm) if kind == "red"
+                    else shade_strength(view.image, view.px_per_mm))
+        lines = _Lines.of(strength, view)
+        raw, shift, seeds = _find_lines(lines, geom)
+        left_view = left_view or bool(lines.left_view)
+        share = _found_share(shift) if seeds >= MIN_SEEDS * len(geom.slots) else 0.0
+        if best is None or share > best[0]:
+            best = (share, raw, shift, seeds)
+        if share >= CLEAR_SHARE:
+            break
+    assert best is not None
+    return best, left_view
+
+
+def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines) -> tuple[SnappedSlot, ...]:
     """Each slot's box and uncertainty from its own lines, else from the nearest placed."""
     centres = np.array([(s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2) for s in slots])
+    placed_by_axis = [[j for j in range(len(slots)) if shift[j][axis] is not None]
+                      for axis in (0, 1)]
     out = []
     moves_all: list[list[float]] = []
     uncertain: list[float] = []
@@ -308,7 +470,7 @@ def _place(slots: tuple[Slot, ...], raw: list[list[float | None]],
                 moves += [float(raw[i][a]), float(raw[i][b])]  # type: ignore[arg-type]
                 worst = max(worst, FOUND_MM if raw[i][a] != raw[i][b] else ONE_LINE_MM)
                 continue
-            placed = [j for j in range(len(slots)) if shift[j][axis] is not None]
+            placed = placed_by_axis[axis]
             if not placed:  # no line of this direction anywhere: the homography alone
                 moves += [0.0, 0.0]
                 worst = max(worst, HOMOGRAPHY_MM)

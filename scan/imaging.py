@@ -9,13 +9,29 @@ import numpy as np
 MAD_TO_SIGMA = 1.4826
 
 
-def shrink(image: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
-    """`image` scaled down (INTER_AREA) so its longer side is at most `long_side` px, and
-    the scale used; an image already small enough comes back as it is, with scale 1.0."""
-    scale = min(1.0, long_side / max(image.shape[:2]))
+def shrink(image: np.ndarray, long_side: int, rough: bool = False
+           ) -> tuple[np.ndarray, float]:
+    """`image` scaled down so its longer side is at most `long_side` px, and the scale used;
+    an image already small enough comes back as it is, with scale 1.0.
+
+    INTER_AREA in two steps: whole blocks of k x k px first (OpenCV's INTER_AREA for a
+    whole factor is several times faster than for any other), then the rest (a factor
+    above 1/2) on the smaller copy; nearly the same picture for a third of the time.
+    `rough`: the rest bilinear, in a fifth of that time again.
+    """
+    h, w = image.shape[:2]
+    scale = min(1.0, long_side / max(h, w))
     if scale >= 1.0:
         return image, 1.0
-    return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+    k = int(1.0 / scale)
+    if k >= 2:
+        image = cv2.resize(image[:h - h % k, :w - w % k], (w // k, h // k),
+                           interpolation=cv2.INTER_AREA)
+    rest = scale * k
+    if rest >= 1.0:
+        return image, scale
+    rest_interpolation = cv2.INTER_LINEAR if rough else cv2.INTER_AREA
+    return cv2.resize(image, None, fx=rest, fy=rest, interpolation=rest_interpolation), scale
 
 
 def median_and_sigma(values: np.ndarray) -> tuple[float, float]:

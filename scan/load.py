@@ -1,7 +1,9 @@
 """Stage 1: photo bytes -> BGR image, upright (EXIF applied), at a bounded working size.
 
-Decoding goes through Pillow so JPEG, PNG, WebP and HEIC (pillow-heif) share one
-path. Every decoding failure becomes a one-line PhotoError.
+Pillow reads every photo's header (format, size, EXIF orientation) and decodes PNG, WebP,
+HEIC (pillow-heif) and unusual JPEGs. A plain JPEG (colour or grey, complete, within the
+working size) is decoded by OpenCV instead: the same pixels in under half the time, with
+no RGB -> BGR copy. Every decoding failure becomes a one-line PhotoError.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import io
 import warnings
 from pathlib import Path
 
+import cv2
 import numpy as np
 from escalero.scoring.errors import PhotoError
 from PIL import Image, ImageOps, UnidentifiedImageError
@@ -40,15 +43,20 @@ def _register_heif() -> None:
         _heif_registered = True
 
 
-def _open_source(source: str | Path | bytes) -> tuple[io.BytesIO | Path, str]:
+def _read_source(source: str | Path | bytes) -> tuple[bytes, str]:
+    """The photo's bytes and a name for messages."""
     if isinstance(source, bytes | bytearray | memoryview):
-        return io.BytesIO(bytes(source)), "photo"
+        return bytes(source), "photo"
     path = Path(source)
     if not path.exists():
         raise PhotoError(f"{path}: no such file; give the path of a photo (JPEG, PNG, WebP, HEIC)")
     if path.is_dir():
         raise PhotoError(f"{path}: is a directory; give a photo file")
-    return path, path.name
+    try:
+        return path.read_bytes(), path.name
+    except PermissionError:
+        raise PhotoError(f"{path.name}: no permission to read this file; check its "
+                         "access rights") from None
 
 
 def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.ndarray:
@@ -57,25 +65,15 @@ def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.
     Raises PhotoError for anything that is not a readable photo.
     """
     _register_heif()
-    fp, name = _open_source(source)
+    data, name = _read_source(source)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            img: Image.Image = Image.open(fp)
-            width, height = img.size
-            if width * height > MAX_PIXELS:
-                raise PhotoError(
-                    f"{name}: {width}x{height} is too large ({width * height / 1e6:.0f} MP, "
-                    f"limit {MAX_PIXELS / 1e6:.0f} MP); send a smaller photo"
-                )
-            if max(width, height) > max_side and img.format == "JPEG":
-                # Decode at 1/2, 1/4 ... directly: far faster than decode-then-resize.
-                scale = max_side / max(width, height)
-                img.draft("RGB", (int(width * scale) + 1, int(height * scale) + 1))
-            img.load()
-            img = ImageOps.exif_transpose(img)
-            if img.mode != "RGB":
-                img = _to_rgb(img)
+            img: Image.Image = Image.open(io.BytesIO(data))
+            _check_pixels(img, name)
+            fast = _decode_plain_jpeg(img, data, max_side)
+            if fast is None:
+                img = _decode_with_pillow(img, max_side)
     except PhotoError:
         raise
     except UnidentifiedImageError:
@@ -91,15 +89,72 @@ def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.
     except (OSError, ValueError, SyntaxError, EOFError) as err:
         raise PhotoError(f"{name}: the image is damaged or truncated ({_short(err)}); "
                          "send the photo again") from None
-    if min(img.size) < MIN_SIDE:
-        raise PhotoError(f"{name}: {img.width}x{img.height} px is too small to show a score "
+    height, width = fast.shape[:2] if fast is not None else (img.height, img.width)
+    if min(width, height) < MIN_SIDE:
+        raise PhotoError(f"{name}: {width}x{height} px is too small to show a score "
                          "sheet; send the camera's photo, not a thumbnail")
+    if fast is not None:
+        return fast
     if max(img.size) > max_side:
         scale = max_side / max(img.size)
         img = img.resize((round(img.width * scale), round(img.height * scale)),
                          Image.Resampling.BILINEAR, reducing_gap=2.0)
     rgb = np.asarray(img, dtype=np.uint8)
     return np.ascontiguousarray(rgb[:, :, ::-1])
+
+
+def _check_pixels(img: Image.Image, name: str) -> None:
+    width, height = img.size
+    if width * height > MAX_PIXELS:
+        raise PhotoError(
+            f"{name}: {width}x{height} is too large ({width * height / 1e6:.0f} MP, "
+            f"limit {MAX_PIXELS / 1e6:.0f} MP); send a smaller photo"
+        )
+
+
+def _decode_with_pillow(img: Image.Image, max_side: int) -> Image.Image:
+    """Decode with Pillow, upright, in RGB."""
+    width, height = img.size
+    if max(width, height) > max_side and img.format == "JPEG":
+        # Decode at 1/2, 1/4 ... directly: far faster than decode-then-resize.
+        scale = max_side / max(width, height)
+        img.draft("RGB", (int(width * scale) + 1, int(height * scale) + 1))
+    img.load()
+    img = ImageOps.exif_transpose(img)
+    return img if img.mode == "RGB" else _to_rgb(img)
+
+
+# EXIF orientation -> the OpenCV steps that show the picture upright (as exif_transpose).
+_ORIENT: dict[int, tuple[str, ...]] = {
+    2: ("flip_lr",), 3: ("rot180",), 4: ("flip_ud",), 5: ("transpose",), 6: ("rot_cw",),
+    7: ("transpose", "rot180"), 8: ("rot_ccw",),
+}
+
+
+def _decode_plain_jpeg(img: Image.Image, data: bytes, max_side: int) -> np.ndarray | None:
+    """An upright BGR image decoded by OpenCV, for a complete colour or grey JPEG no
+    larger than `max_side` (None otherwise: Pillow decodes the rest, and reports what is
+    damaged). Decoded the same as by Pillow (both use libjpeg-turbo's defaults)."""
+    if (img.format != "JPEG" or img.mode not in ("RGB", "L") or max(img.size) > max_side
+            or not data.rstrip(b"\0").endswith(b"\xff\xd9")):  # EOI: not truncated
+        return None
+    out = cv2.imdecode(np.frombuffer(data, np.uint8),
+                       cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    if out is None or out.shape[1::-1] != img.size:
+        return None
+    for step in _ORIENT.get(int(img.getexif().get(0x0112, 1) or 1), ()):
+        out = _orient_step(out, step)
+    return np.ascontiguousarray(out)
+
+
+def _orient_step(image: np.ndarray, step: str) -> np.ndarray:
+    if step == "transpose":
+        return cv2.transpose(image)
+    if step.startswith("flip"):
+        return cv2.flip(image, 1 if step == "flip_lr" else 0)
+    code = {"rot180": cv2.ROTATE_180, "rot_cw": cv2.ROTATE_90_CLOCKWISE,
+            "rot_ccw": cv2.ROTATE_90_COUNTERCLOCKWISE}[step]
+    return cv2.rotate(image, code)
 
 
 def _to_rgb(img: Image.Image) -> Image.Image:

@@ -128,9 +128,9 @@ def write_failure(directory: Path, image: np.ndarray, found: dict[str, Any], sta
     """--debug for a refused photo: what was found up to the stage that refused it."""
     directory.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(directory / "photo_overlay.png"), draw_found(image, found))
-    page, geom = found.get("rectified"), found.get("geometry")
-    if page is not None and geom is not None:  # the flat sheet with the expected grid
-        out = page.copy()
+    flat, geom = found.get("rectified"), found.get("geometry")
+    if flat is not None and geom is not None:  # the flat sheet with the expected grid
+        out = flat.image.copy()
         s = PX_PER_MM
         for slot in geom.slots:
             x, y, w, h = slot.box

@@ -84,7 +84,7 @@ class ScanResult:
     report: dict[str, Any]  # settle_report(sheet): validation, settlement (money)
     cells: tuple[cells_mod.CellResult, ...]
     geometry: SheetGeometry
-    rectified: np.ndarray  # the flat page, BGR, 10 px/mm
+    flat: Rectified  # the flat sheet: warps any part of the page from the photo
     placement: locate.Placement
     qr: locate.QrHit | None
     # "qr", "markers" (the fiducials' ids), "options" or "grid" (inferred from the grid)
@@ -96,6 +96,11 @@ class ScanResult:
     warnings: tuple[str, ...] = ()
     certainty: PayoutCertainty | None = None  # how sure the payout is, and what it hangs on
     readings: tuple[dict[str, Any], ...] = ()  # every cell's likeliest readings
+
+    @property
+    def rectified(self) -> np.ndarray:
+        """The whole flat page, BGR, 10 px/mm (warped when first asked for)."""
+        return self.flat.image
 
     def to_json(self) -> dict[str, Any]:
         out = {**self.sheet_json, "review": list(self.review), **self.report}
@@ -126,8 +131,8 @@ class _Timer:
         t0 = time.perf_counter()
         try:
             yield
-        finally:
-            self.times[name] = round(time.perf_counter() - t0, 4)
+        finally:  # a stage timed in parts adds up
+            self.times[name] = round(self.times.get(name, 0.0) + time.perf_counter() - t0, 4)
 
 
 @functools.lru_cache(maxsize=4)
@@ -186,33 +191,18 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     """scan_photo on an already decoded BGR image."""
     timer = timer or _Timer()
     found = timer.found
-    markers, marked, qr, outline = _locate(image, timer)
-    timer.current = "layout"
-    if qr is None and marked is None:
-        _check_without_code(image, markers, outline)
-    inferred = None
-    if qr is None and marked is None and options.layout is None and len(markers) >= 2:
-        with timer.stage("infer"):
-            inferred = infer_layout(image, markers)
-    # A bright quadrilateral alone is no sheet: only markers or the code say it is ours;
-    # and a lone marker is no sheet either (clutter shows one now and then): two that lie
-    # where a printed page has them are.
-    hint = options.layout if inferred is None else inferred.spec
-    ours = qr is not None or bool(locate.frame_fits(markers, page_frames()))
-    geom, source = resolve_geometry(qr, hint, ours, marked)
-    warnings: tuple[str, ...] = ()
-    if inferred is not None and source == "options":
-        source, warnings = "grid", (inferred.warning,)
-    geom = found["geometry"] = _with_names(_default_names_in(geom, options.lang), options.names)
+    markers, fits, marked, qr, outline = _locate(image, timer)
+    geom, source, warnings = _layout(image, options, timer, (markers, fits, marked, qr,
+                                                            outline))
     with timer.stage("place"):
         placement = found["placement"] = locate.place_sheet(geom, markers, qr, outline)
     with timer.stage("rectify"):
         rect: Rectified = rectify(image, placement.homography, geom)
-        found["rectified"] = rect.image
+        found["rectified"] = rect
     with timer.stage("grid"):
-        snapped = _snap(rect.image, geom, source)
+        snapped = _snap(rect, geom, source)
     with timer.stage("crop"):
-        crops = cells_mod.cut_crops(rect.image, snapped, geom)
+        crops = cells_mod.cut_crops(rect, snapped, geom)
         if is_red_ink(crops):  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
             crops = drop_grid_by_shade(crops)
@@ -231,35 +221,68 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         review = tuple(review_items(results, certainty, options.lang))
     timer.times["total"] = round(sum(timer.times.values()), 4)
     return ScanResult(sheet=sheet, sheet_json=sheet_json, review=review, report=report,
-                      cells=tuple(results), geometry=geom, rectified=rect.image,
+                      cells=tuple(results), geometry=geom, flat=rect,
                       placement=placement, qr=qr, layout_source=source,
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
                       blur_mm=rect.blur_mm, warnings=warnings, certainty=certainty,
                       readings=tuple(payout.readings_json(beliefs)))
 
 
-def _locate(image: np.ndarray, timer: _Timer
-            ) -> tuple[tuple[locate.MarkerHit, ...], LayoutSpec | None, locate.QrHit | None,
-                       np.ndarray | None]:
-    """The corner marks, the layout their ids name, the QR code and (with fewer than
-    three marks) the paper's outline, each a timed stage."""
+Located = tuple[tuple[locate.MarkerHit, ...], locate.Fits, "LayoutSpec | None",
+                locate.QrHit | None, np.ndarray | None]
+
+
+def _locate(image: np.ndarray, timer: _Timer) -> Located:
+    """The corner marks, the page frames they fit, the layout their ids name, the QR code
+    and (with fewer than three marks) the paper's outline, each a timed stage."""
     found = timer.found
     with timer.stage("markers"):
-        markers = found["markers"] = locate.find_markers(image)
-    # Sheets printed since layout version 2 name their layout in the fiducials' ids too;
-    # then the code adds only the serial, so the slow whole-photo search is skipped.
-    marked = found["marked"] = locate.layout_from_markers(markers)
+        gray = locate.gray_of(image)  # once: markers, code and outline all read grey
+        markers = found["markers"] = locate.find_markers(gray)
+    with timer.stage("layout"):
+        fits = locate.frame_fits(markers, page_frames())
+        # Sheets printed since layout version 2 name their layout in the fiducials' ids
+        # too; then the code adds only the serial, so the slow whole-photo search is
+        # skipped.
+        marked = found["marked"] = locate.layout_from_markers(markers, fits)
     with timer.stage("qr"):
-        qr = found["qr"] = locate.read_qr(image, markers, page_frames(),
-                                          search=marked is None)
+        qr = found["qr"] = locate.read_qr(gray, markers, page_frames(),
+                                          search=marked is None, fits=fits)
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):
-            outline = found["outline"] = locate.find_outline(image)
-    return markers, marked, qr, outline
+            outline = found["outline"] = locate.find_outline(gray)
+    return markers, fits, marked, qr, outline
 
 
-def _snap(page: np.ndarray, geom: SheetGeometry, source: str) -> tuple[SnappedSlot, ...]:
+def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Located
+            ) -> tuple[SheetGeometry, str, tuple[str, ...]]:
+    """The sheet's geometry, where its layout came from and the warnings that brings,
+    timed as "layout" (and "infer" where the grid has to name it)."""
+    markers, fits, marked, qr, outline = located
+    timer.current = "layout"
+    with timer.stage("layout"):
+        if qr is None and marked is None:
+            _check_without_code(image, markers, outline, fits)
+    inferred = None
+    if qr is None and marked is None and options.layout is None and len(markers) >= 2:
+        with timer.stage("infer"):
+            inferred = infer_layout(image, markers)
+    with timer.stage("layout"):
+        # A bright quadrilateral alone is no sheet: only markers or the code say it is
+        # ours; and a lone marker is no sheet either (clutter shows one now and then):
+        # two that lie where a printed page has them are.
+        hint = options.layout if inferred is None else inferred.spec
+        geom, source = resolve_geometry(qr, hint, qr is not None or bool(fits), marked)
+        warnings: tuple[str, ...] = ()
+        if inferred is not None and source == "options":
+            source, warnings = "grid", (inferred.warning,)
+        geom = _with_names(_default_names_in(geom, options.lang), options.names)
+        timer.found["geometry"] = geom
+    return geom, source, warnings
+
+
+def _snap(page: Rectified, geom: SheetGeometry, source: str) -> tuple[SnappedSlot, ...]:
     """Each cell onto its printed grid lines."""
     try:
         # A layout read from the code or the fiducials' ids is certain: placement
@@ -317,9 +340,8 @@ def read_cells(reader: Any, crops: Sequence[Any], adapt: bool) -> list[Any]:
 
 
 def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...],
-                        outline: np.ndarray | None) -> None:
+                        outline: np.ndarray | None, fits: locate.Fits) -> None:
     """An unreadable code on a tiny or blurred photo: say so, not "name the layout"."""
-    fits = locate.frame_fits(markers, page_frames())
     if fits:
         _err, hom, frame = fits[0]
         check_markers_sharp(image, hom, [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)

@@ -92,8 +92,7 @@ class DigitModelRecognizer:
             raise ToolMissingError(
                 f"digit model {self.model_path} is missing; reinstall escalero or run "
                 "tools/train_digits.py")
-        return np.stack([digit_model.preprocess(c.image) for c in crops]) if crops else \
-            np.zeros((0, digit_model.INPUT_H, digit_model.INPUT_W), np.float32)
+        return digit_model.preprocess_batch([c.image for c in crops])
 
     def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
         return digit_model.run_members(self._batch(crops), self.members, self.engine)
@@ -112,8 +111,10 @@ class DigitModelRecognizer:
         else:
             logits, feats = digit_model.run_members(batch, self.members, self.engine), None
         out = []
-        for z, c in zip(logits, crops, strict=True):
-            scores = digit_model.score_cell(z, cal.temperature)
+        empty, struck, numbers = digit_model.score_cells(
+            logits.reshape(len(crops), digit_model.N_OUT), cal.temperature)
+        for i, c in enumerate(crops):
+            scores = digit_model.CellScores(float(empty[i]), float(struck[i]), numbers[i])
             ranked = digit_model.decode(scores, c.allowed).ranked
             out.append(CellReading.from_ranked(ranked, cal.threshold(c.allowed, ranked[0][0])))
         return out, feats

@@ -139,7 +139,7 @@ def get_ruleset(game: str = "escalero", variants: Iterable[str] = ()) -> Ruleset
     if game == "generala":
         if variants:
             raise UnknownRulesError(
-                f"Generala has no house variants (got {', '.join(variants)}); "
+                f"Generala has no house variants (got {', '.join(map(repr, variants))}); "
                 "variants apply to Escalero only"
             )
         rows = _counting_rows(_GENERALA_FACES) + (

@@ -111,3 +111,16 @@ def test_writing_in_a_noisy_cell_survives_the_noise_floor(width: int) -> None:
     x = preprocess(crop)
     assert x.max() > 0.6
     assert (x > 0.5).mean() > 0.02  # the strokes, not a few specks
+
+
+def test_a_batch_is_scored_as_each_cell_alone() -> None:
+    from escalero.scan.digit_model import score_cells
+
+    rng = np.random.default_rng(5)
+    z = rng.normal(0, 4, (40, N_OUT))
+    empty, struck, numbers = score_cells(z, 1.3)
+    for i in range(len(z)):
+        one = score_cell(z[i], 1.3)
+        assert (one.empty, one.struck) == (empty[i], struck[i])
+        np.testing.assert_array_equal(one.numbers, numbers[i])
+    assert score_cells(np.zeros((0, N_OUT)))[2].shape == (0, 1000)

@@ -97,3 +97,23 @@ def test_scan_all_sorts_refusals_crashes_and_expected_refusals(tmp_path) -> None
     s = bench.summary(list(outs.values()), [0.1] * 4)
     assert s["failed"] == 2 and s["scanned"] == 1 and s["flagged_per_sheet"] == 0
     assert s["no_sheet_refused"] == "1/1" and s["payout_right_nothing_to_review"] == 1 / 3
+
+
+def test_time_per_stage_and_registration_share() -> None:
+    """The stage table and registration's share come from the pipeline's timings (made up
+    here: only the arithmetic is checked, no time is measured)."""
+    truth = _truth()
+    outs = []
+    for seconds, grid in ((1.0, 0.1), (2.0, 0.4), (1.0, 0.3)):
+        o = bench.compare("a", seconds, truth, _scanned(truth["sheet"]))
+        o.timings = {"load": 0.2, "markers": 0.1, "grid": grid, "read": 0.3, "total": 0.6 + grid}
+        outs.append(o)
+    outs.append(bench.Outcome("b", 3.0, failure="refused: too blurred"))  # no timings
+    s = bench.summary(outs, [0.1] * 4)
+    assert s["registration_median_s"] == 0.4  # markers + grid: 0.2, 0.5, 0.4
+    assert s["registration_share"] == 0.25  # per photo 0.2, 0.25, 0.4
+    lines = bench.stage_lines(outs, "default")
+    assert [line.split()[0] for line in lines[1:6]] == ["load", "markers", "grid", "read",
+                                                       "untimed"]
+    assert "*" in lines[2] and "*" not in lines[1]  # registration stages are marked
+    assert bench.stage_lines([outs[-1]], "default") == []

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from escalero.scan.load import MAX_PIXELS, WORK_MAX_SIDE, load_photo
 from escalero.scoring.errors import PhotoError
-from PIL import Image
+from PIL import Image, ImageOps
 
 
 def _picture(w: int = 600, h: int = 400) -> Image.Image:
@@ -116,3 +116,37 @@ def test_missing_file_and_directory(tmp_path) -> None:
 def test_thumbnail_is_refused() -> None:
     with pytest.raises(PhotoError, match="too small"):
         load_photo(_bytes(_picture(120, 80), "PNG"))
+
+
+def _pillow_bgr(data: bytes) -> np.ndarray:
+    """What Pillow alone makes of a photo: upright, RGB, as BGR."""
+    img = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
+    return np.asarray(img)[:, :, ::-1]
+
+
+def _quadrants(w: int = 640, h: int = 480) -> Image.Image:
+    """Four colours and a gradient: any flip, turn or channel swap shows."""
+    arr = np.zeros((h, w, 3), np.uint8)
+    arr[: h // 2, : w // 2] = (250, 30, 30)
+    arr[: h // 2, w // 2:] = (30, 250, 30)
+    arr[h // 2:, : w // 2] = (30, 30, 250)
+    arr[h // 2:, w // 2:] = np.linspace(0, 255, w - w // 2, dtype=np.uint8)[None, :, None]
+    return Image.fromarray(arr)
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_every_exif_orientation_as_pillow_turns_it(orientation: int) -> None:
+    """JPEGs are decoded by OpenCV: the picture is turned exactly as Pillow turns it."""
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    data = _bytes(_quadrants(), "JPEG", quality=90, exif=exif.tobytes())
+    np.testing.assert_array_equal(load_photo(data), _pillow_bgr(data))
+
+
+@pytest.mark.parametrize("mode", ["RGB", "L"])
+def test_jpeg_pixels_as_pillow_decodes_them(mode: str) -> None:
+    noise = np.random.default_rng(1).integers(0, 255, (480, 640, 3), np.uint8)
+    data = _bytes(Image.fromarray(noise).convert(mode), "JPEG", quality=85)
+    out = load_photo(data)
+    assert out.shape == (480, 640, 3)
+    np.testing.assert_array_equal(out, _pillow_bgr(data))

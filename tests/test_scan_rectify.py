@@ -31,7 +31,7 @@ def test_sharp_sheet_is_accepted_and_grid_found(page) -> None:
     photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=0.8)
     rect = rectify(photo, _true_hom(hom), GEOM)
     assert rect.photo_px_per_mm > 5 and rect.blur_mm < MAX_BLUR_MM
-    snapped = snap_slots(rect.image, GEOM)
+    snapped = snap_slots(rect, GEOM)
     assert np.mean([s.edges_found for s in snapped]) > 3.5
     assert max(s.shift_mm for s in snapped) < 0.5  # the true homography needs no snapping
 
@@ -55,7 +55,7 @@ def test_snapping_recovers_a_misplaced_grid(page) -> None:
     photo, hom = photo_with_truth(page, size=(1500, 2000), angle=-3, scale=0.85)
     off = _true_hom(hom) @ np.array([[1, 0, 1.2], [0, 1, -0.8], [0, 0, 1.0]])
     rect = rectify(photo, off, GEOM)
-    snapped = snap_slots(rect.image, GEOM)
+    snapped = snap_slots(rect, GEOM)
     # The page as seen through `off` is shifted by (-1.2, +0.8) mm: boxes must follow.
     dx = np.median([s.box[0] - s.slot.box[0] for s in snapped])
     dy = np.median([s.box[1] - s.slot.box[1] for s in snapped])
