@@ -9,10 +9,11 @@ Model (docs/sheet-json.md, "Payout certainty"):
   exactly (a person typed or confirmed it). Readings a belief does not list share what the
   listed ones leave, evenly over the other readings the row allows.
 - A side's column sum is the convolution of its cells' point distributions.
-- A written total weighs in, by its whole reading distribution, only when it agrees with
-  the column as shown (it may be read as that sum): it is the true sum with probability
-  TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE each). A total that
-  disagrees has no say, because the entries count, not the total.
+- A written total weighs in by its whole reading distribution: it is the true sum with
+  probability TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE each). A
+  mis-added total that matches no plausible sum of its column is flat and so has no say
+  (the entries count); one that matches another plausible reading of a cell speaks for
+  that reading, since a misread cell explains the disagreement as well as a mis-addition.
 - From the sums: per column the distribution of who is at the top (the set of sides
   sharing the highest sum); columns are independent, so the joint outcome is their product,
   and each joint outcome is settled by `scoring.settle.settle_totals`, bonus and pairs
@@ -272,18 +273,19 @@ class _Model:
             return list(pairs)
         return _with_rest(pairs, self.rules.row(key[2]).allowed)
 
-    def total_fit(self, s: int, c: int, shown_sum: int) -> np.ndarray | None:
+    def total_fit(self, s: int, c: int) -> np.ndarray | None:
         """Likelihood of the written total given each true sum of the column: the total
-        is the sum with probability TOTAL_RIGHT if read right, else any number. Only a
-        total that may be read as the sum shown (>= PLAUSIBLE) agrees with its column;
-        one that disagrees has no say (None), since the entries count."""
+        is the sum with probability TOTAL_RIGHT if read right, else any number. A total
+        that disagrees with the column as shown still counts: where it matches another
+        plausible reading it pulls towards it (a cell misread as 80 against a total that
+        adds up with the strike), where it matches nothing it is flat."""
         belief = self.beliefs.get((s, c, TOTAL_ROW))
         written = self.sheet.sides[s].written_totals[c]
         if belief is not None:
             read = {v: p for v, p in belief.distribution if isinstance(v, int)}
         else:
             read = {written: 1.0} if written is not None else {}
-        if read.get(shown_sum, 0.0) < PLAUSIBLE:
+        if not read:
             return None
         fit = np.full(self.size, WRONG_TOTAL_SHARE)
         for v, p in read.items():
@@ -303,7 +305,7 @@ class _Model:
                 acc = np.convolve(acc, dist)
         out = np.zeros(self.size)
         out[:min(self.size, len(acc))] = acc[:self.size]
-        fit = self.total_fit(s, c, self.sheet.sides[s].column_total(c))
+        fit = self.total_fit(s, c)
         if fit is not None:
             out = out * fit
         total = out.sum()

@@ -52,11 +52,10 @@ def _full(rng: np.random.Generator, game: str = "escalero") -> dict:
 
 def _brute(sheet: Sheet, beliefs: list[CellBelief]) -> float:
     """P(points as shown) by enumerating every combination of the unsure cells' readings,
-    weighting each agreeing written total by its likelihood (the model in the module doc)."""
+    weighting each written total by its likelihood (the model in the module doc)."""
     shown = settle(sheet).points
-    agreeing = {(s, c): t for s, side in enumerate(sheet.sides)
-                for c, t in enumerate(side.written_totals)
-                if t is not None and t == side.column_total(c)}
+    written = {(s, c): t for s, side in enumerate(sheet.sides)
+               for c, t in enumerate(side.written_totals) if t is not None}
     good = 0.0
     total = 0.0
     for combo in itertools.product(*(b.distribution for b in beliefs)):
@@ -65,7 +64,7 @@ def _brute(sheet: Sheet, beliefs: list[CellBelief]) -> float:
         for b, (v, p) in zip(beliefs, combo, strict=True):
             weight *= p
             variant = with_cell(variant, b.key, v)
-        for (s, c), t in agreeing.items():
+        for (s, c), t in written.items():
             right = variant.sides[s].column_total(c) == t
             weight *= TOTAL_RIGHT if right else WRONG_TOTAL_SHARE
         total += weight
@@ -241,7 +240,7 @@ def test_an_unfinished_sheet_is_never_certain() -> None:
     assert not result.finished and not result.certain
 
 
-def test_an_agreeing_total_raises_confidence_a_disagreeing_one_has_no_say() -> None:
+def test_an_agreeing_total_raises_confidence_a_disagreeing_one_lowers_it() -> None:
     beliefs = [CellBelief(0, 0, "grande", ((50, 0.7), (None, 0.3)))]
 
     def confidence(total: int | None) -> float:
@@ -250,8 +249,10 @@ def test_an_agreeing_total_raises_confidence_a_disagreeing_one_has_no_say() -> N
 
     assert confidence(None) == pytest.approx(0.7)
     assert confidence(203) > 0.99  # the column as shown
-    assert confidence(140) == pytest.approx(0.7)  # mis-added: the entries count
-    assert confidence(153) == pytest.approx(0.7)  # even where it matches another reading
+    assert confidence(140) == pytest.approx(0.7)  # mis-added, matching nothing: no say
+    # Matching the other reading (grande empty), it speaks for that one: the sheet as
+    # shown (50) is then the unlikely one, so the payout is asked about, not taken.
+    assert confidence(153) == pytest.approx(0.7 * 0.01 / (0.7 * 0.01 + 0.3 * 0.9))
 
 
 def test_a_total_read_unsurely_agrees_when_it_may_be_read_as_the_sum() -> None:
@@ -290,3 +291,17 @@ def test_answers_count_as_written() -> None:
     assert not payout_certainty(sheet, [grande]).certain
     assert payout_certainty(sheet, []).certain  # the belief gone: a person confirmed it
     assert PAYOUT_ACCEPT < 1.0
+
+
+def test_a_total_that_adds_up_with_another_reading_keeps_the_payout_open() -> None:
+    # A strike read as 80 with 0.98 (a benchmark photo): the written total adds up with
+    # the strike, and the 80 alone takes column I from side 1. Certain before, wrong.
+    misread = dict(B, grande=80)  # 212 against A's 203; struck it is 132
+    written = 132
+    grande = CellBelief(1, 0, "grande", ((80, 0.979), (50, 0.019), ("x", 0.002)))
+    sheet = _sheet([[A, A, A], [misread, B, B]], totals=[[None] * 3, [written, None, None]])
+    assert settle(sheet).winners[0] == 1  # as shown; with the strike side 0 takes it
+    result = payout_certainty(sheet, [grande], [grande.key])
+    assert not result.certain
+    assert result.deciding == (grande.key,)
+    assert result.confidence == pytest.approx(_brute(sheet, [grande]))
