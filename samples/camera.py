@@ -96,6 +96,7 @@ class Options:
     no_sheet: bool = False  # just the table
     tiny: bool = False  # page far away: a small part of the frame
     jpeg_quality: int | None = None
+    flatbed: bool = False  # a flatbed or copier scan, whatever the level
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,8 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
     if options.level not in LEVEL_TABLE:
         raise ValueError(f"level must be one of {LEVELS}, not {options.level!r}")
     lv = LEVEL_TABLE[options.level]
+    if options.flatbed:
+        return _plan_flatbed(rng, page_mm, options)
     # (Extra draws only where the level uses them: the mild level's photos stay the same.)
     if (lv.flatbed_share and rng.random() < lv.flatbed_share and options == Options(
             level=options.level, jpeg_quality=options.jpeg_quality)):

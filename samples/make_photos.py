@@ -66,6 +66,7 @@ class Request:
     blank_qr: bool | None = None  # the QR code torn off / painted over: the ids must do
     layout_version: int | None = None  # print an older layout (1: fiducial ids 0-3)
     pen: str | None = None  # the writer's pen by name (handwriting.HARSH_PENS); None: drawn
+    flatbed: bool | None = None  # a flatbed or copier scan instead of a phone photo
 
     @property
     def name(self) -> str:
@@ -190,6 +191,7 @@ def make_photo(req: Request) -> Photo:
         cover_mm=cover.centre if cover else None,
         cover_radius_mm=cover.size * 0.75 + 2 if cover else 14.0,
         no_sheet=req.no_sheet, tiny=req.tiny, jpeg_quality=req.jpeg_quality,
+        flatbed=bool(req.flatbed),
     )  # fmt: skip
     plan = camera.plan_shot(rng, (layout.width, layout.height), options)
     page = None
@@ -259,6 +261,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tiny", action="store_true", help="sheet far away: small in the frame")
     p.add_argument("--pen", choices=sorted({p[0] for p in handwriting.HARSH_PENS}),
                    help="the writer's pen (default: drawn at random for the level)")
+    p.add_argument("--flatbed", action="store_true", default=None,
+                   help="a flatbed or copier scan (200-300 dpi, square on, against a lid)")
     p.add_argument("--blank-qr", action="store_true", default=None,
                    help="paint the QR code over (the layout must come from the corner marks)")
     p.add_argument("--layout-version", type=int, choices=KNOWN_VERSIONS,

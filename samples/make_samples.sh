@@ -20,3 +20,5 @@ mk --name 11-finger-on-marker      --seed 11 --level mild --game escalero --play
 mk --name 12-unfinished-illegal    --seed 12 --level mild --game escalero --players 2 --rounds 18 --illegal 2 --megapixels 3 --quality 80
 mk --name 13-tiny-far-away         --seed 13 --level mild --game escalero --players 2 --megapixels 4 --tiny --quality 80
 mk --name 14-no-sheet              --seed 14 --level mild --megapixels 2 --no-sheet --quality 80
+mk --name 15-flatbed-scan          --seed 17 --level harsh --game escalero --players 3 --flatbed --quality 80
+mk --name 16-upload-red-ink        --seed 21 --level harsh --game escalero --players 2 --pen ballpoint-red --megapixels 2.4

@@ -176,15 +176,17 @@ def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimu
 
 def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
                        ) -> list[CellResult]:
-    """A strike written as a 0 with faint ink before it may be "40" or "10": not certain
-    (scan.marks explains why the network cannot be trusted with this one)."""
-    from escalero.scan.marks import loop_with_company
+    """A strike written as a 0, or a lone digit, with faint ink before it may be "40",
+    "10" or "15": not certain (scan.marks explains why the network cannot be trusted with
+    these)."""
+    from escalero.scan.marks import hidden_first_digit
 
     out = []
     for c, crop in zip(results, crops, strict=True):
         margin = crop.box_px[0] if crop.box_px else 0
-        if c.certain and c.value == "x" and loop_with_company(crop.image, margin):
-            c = replace(c, certain=False, note=note("faint_before_zero"))
+        if c.certain and hidden_first_digit(crop.image, margin, c.value, crop.allowed):
+            c = replace(c, certain=False, note=note("faint_before_zero") if c.value == "x"
+                        else note("faint_before_digit", digit=c.value))
         out.append(c)
     return out
 

@@ -18,6 +18,10 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
         "de": "schwache Ziffer vor der 0? bitte prüfen",
         "en": "a faint digit before the 0? please check",
         "es": "¿una cifra tenue antes del 0? revísela"},
+    "faint_before_digit": {
+        "de": "schwache Ziffer vor der {digit}? bitte prüfen",
+        "en": "a faint digit before the {digit}? please check",
+        "es": "¿una cifra tenue antes del {digit}? revísela"},
     "by_total": {
         "de": "nach Summe: {read} statt {first}",
         "en": "by the total: {read}, not {first}",

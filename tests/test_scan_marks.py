@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 from escalero.scan.cells import CellResult, flag_hidden_digits
-from escalero.scan.marks import loop_with_company
+from escalero.scan.marks import hidden_first_digit, loop_with_company
 from escalero.scan.recognize import CellCrop
 
 MARGIN = 15  # the cell-reading contract: 1.5 mm at 10 px/mm
@@ -52,3 +52,38 @@ def test_only_certain_strikes_are_flagged() -> None:
     out = flag_hidden_digits(cells, crops)
     assert not out[0].certain and "0" in out[0].note
     assert out[1] == cells[1] and out[2] == cells[2]
+
+
+def _digit_cell(faint_one: float = 0.0, noise: float = 4.0, seed: int = 0) -> np.ndarray:
+    """A dark ballpoint 5 in a 140 x 90 px box (+ margin), maybe a thin faint 1 before it."""
+    rng = np.random.default_rng(seed)
+    img = np.full((90 + 2 * MARGIN, 140 + 2 * MARGIN), 225.0)
+    five = np.zeros(img.shape, np.uint8)
+    cv2.putText(five, "5", (88, 88), cv2.FONT_HERSHEY_SIMPLEX, 1.8, 255, 4, cv2.LINE_AA)
+    ink = five.astype(np.float64) / 255
+    if faint_one:
+        cv2.line(ink, (72, 40), (66, 88), faint_one, 2, cv2.LINE_AA)
+    img -= 150 * ink + rng.normal(0, noise, img.shape)
+    grey = np.clip(img, 0, 255).astype(np.uint8)
+    return cv2.merge([grey, grey, grey])
+
+
+KINGS = (5, 10, 15, 20, 25)
+
+
+def test_a_lone_digit_with_a_faint_one_before_it_may_be_fifteen() -> None:
+    assert hidden_first_digit(_digit_cell(faint_one=0.2), MARGIN, 5, KINGS)
+    # ...but not where the row has no longer number ending in 5 (Neuner: 1-5).
+    assert not hidden_first_digit(_digit_cell(faint_one=0.2), MARGIN, 5, (1, 2, 3, 4, 5))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_lone_digit_on_noisy_paper_is_left_alone(seed: int) -> None:
+    assert not hidden_first_digit(_digit_cell(noise=8.0, seed=seed), MARGIN, 5, KINGS)
+
+
+def test_a_certain_lone_digit_with_a_faint_one_is_flagged_with_its_digit() -> None:
+    crops = [CellCrop(_digit_cell(faint_one=0.2), KINGS, (MARGIN, MARGIN, 140, 90))]
+    cells = [CellResult(0, 0, "kings", 5, 0.999, (), True, (0, 0, 14, 9))]
+    out = flag_hidden_digits(cells, crops)
+    assert not out[0].certain and "5" in out[0].note and "schwache" in out[0].note
