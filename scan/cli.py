@@ -254,6 +254,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
     jobs = [(p, options, debug, args.json) for p in photos]
     n = len(jobs)
     if args.jobs > 1:
+        # Each worker reads its sheets with one thread: the workers share the cores.
+        from escalero.scan.digit_model import READ_THREADS_ENV
+
+        os.environ.setdefault(READ_THREADS_ENV, "1")
         with Pool(min(args.jobs, n)) as pool:
             results = pool.imap(_scan_one, jobs)
             worst = _emit(results, n, args.json)

@@ -13,6 +13,7 @@ P(number) * P(L) * prod_i P_{L,i}(digit_i). A written 0 is a strike (RULES.md), 
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -294,12 +295,29 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
     p_other = float(p_nums[~mask].sum()) * OUT_OF_ROW_PRIOR
     p_allowed = p_nums * mask
     total = p_empty + p_struck + float(p_allowed.sum()) + p_other
-    best = np.argsort(p_allowed)[::-1][:MAX_NUMBERS]
+    best = _most_likely(p_allowed, _allowed_index(allowed))
     cands: list[tuple[int | str | None, float]] = [(None, p_empty / total),
                                                    ("x", p_struck / total)]
     cands += [(int(v), float(p_allowed[v]) / total) for v in best if p_allowed[v] > 0]
     cands.sort(key=lambda c: -c[1])
     return Decoded(ranked=tuple(cands))
+
+
+def _most_likely(p_allowed: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The (at most MAX_NUMBERS) likeliest of the allowed numbers `index`, best first. A
+    row allows a handful of values, so only those are ranked; a total allows 999, whose
+    best MAX_NUMBERS are picked by partition before they are ranked."""
+    if len(index) > MAX_NUMBERS:
+        index = index[np.argpartition(p_allowed[index], -MAX_NUMBERS)[-MAX_NUMBERS:]]
+    return index[np.argsort(p_allowed[index])[::-1]]
+
+
+@lru_cache(maxsize=64)
+def _allowed_index(allowed: tuple[int, ...] | None) -> np.ndarray:
+    """The numbers a row allows, ascending (the indices of _allowed_mask)."""
+    index = np.flatnonzero(_allowed_mask(allowed))
+    index.flags.writeable = False  # shared between calls
+    return index
 
 
 @lru_cache(maxsize=64)
@@ -374,21 +392,37 @@ def default_engine() -> str:
     return "onnxruntime"
 
 
+# Threads the network pass of one sheet may use. A sheet's batch (60-200 cells) splits
+# well: two threads read it in about half the time of one on two cores (66 cells: 9.7 ms
+# against 19 ms a network, benchmarks.read_speed). `scan --jobs N` reads sheets side by
+# side and sets one thread per worker (READ_THREADS_ENV), so jobs do not fight for cores.
+READ_THREADS_ENV = "ESCALERO_READ_THREADS"
+
+
+def read_threads() -> int:
+    """Threads for a network pass: ESCALERO_READ_THREADS if set, else up to two cores."""
+    value = os.environ.get(READ_THREADS_ENV, "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
 @lru_cache(maxsize=8)
-def _session(path: str) -> object:
+def _session(path: str, threads: int = 1) -> object:
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
-    # One thread per sheet: the web app and `scan --jobs` read sheets side by side, and on
-    # two cores a second thread did not pay for itself on a sheet's batch.
-    opts.intra_op_num_threads = 1
+    opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
+    # Idle threads sleep instead of spinning: the web app and batch jobs share the cores.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
 
 
 def has_features(path: Path = MODEL_PATH, engine: str | None = None) -> bool:
     if (engine or default_engine()) == "onnxruntime":
-        outputs = [o.name for o in _session(str(path)).get_outputs()]  # type: ignore[attr-defined]
+        session = _session(str(path), read_threads())
+        outputs = [o.name for o in session.get_outputs()]  # type: ignore[attr-defined]
     else:
         outputs = list(load_net(str(path)).getUnconnectedOutLayersNames())
     return FEATURES_OUTPUT in outputs
@@ -411,7 +445,8 @@ def run_net_features(batch: np.ndarray, path: Path = MODEL_PATH, chunk: int = 12
     for start in range(0, len(batch), chunk):
         part = np.ascontiguousarray(batch[start:start + chunk, None, :, :], np.float32)
         if engine == "onnxruntime":
-            outs = _session(str(path)).run(names, {"cells": part})  # type: ignore[attr-defined]
+            session = _session(str(path), read_threads())
+            outs = session.run(names, {"cells": part})  # type: ignore[attr-defined]
         else:
             net = load_net(str(path))
             with _NET_LOCK:
