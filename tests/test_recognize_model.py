@@ -174,3 +174,13 @@ def test_onnxruntime_and_cv2_dnn_agree(members: int) -> None:
     cv = DigitModelRecognizer(max_members=members, engine="cv2")
     assert np.allclose(ort.logits(crops), cv.logits(crops), atol=1e-3)
     assert [r.value for r in ort.read(crops)] == [r.value for r in cv.read(crops)]
+
+
+def test_read_threads_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from escalero.scan.digit_model import READ_THREADS_ENV, read_threads
+
+    monkeypatch.setenv(READ_THREADS_ENV, "3")
+    assert read_threads() == 3
+    for unset in ("", "0", "two"):  # not a positive count: the default, one or two cores
+        monkeypatch.setenv(READ_THREADS_ENV, unset)
+        assert read_threads() in (1, 2)

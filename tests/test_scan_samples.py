@@ -70,3 +70,20 @@ def test_cli_on_a_sample_photo(tmp_path: Path) -> None:
     first, second = (json.loads(line) for line in proc.stdout.splitlines())
     assert first["sides"] and "settlement" in first and second["exit_code"] == 5
     assert "[2/2]" in proc.stderr
+
+
+@pytest.mark.parametrize("stem", ["13-tiny-far-away", "14-no-sheet"])
+def test_debug_on_a_refused_photo_says_what_was_found_and_which_stage_refused(
+        stem: str, tmp_path: Path) -> None:
+    import cv2
+
+    photo = next(p for p in PHOTOS if p.stem == stem)
+    with pytest.raises((UnreadableSheetError, SheetNotFoundError)) as err:
+        scan_photo(photo, ScanOptions(debug_dir=tmp_path))
+    text = (tmp_path / "failure.txt").read_text(encoding="utf-8")
+    assert text.startswith("refused at stage: ") and str(err.value) in text
+    assert "markers found: " in text and "QR code: " in text
+    overlay = cv2.imread(str(tmp_path / "photo_overlay.png"))
+    h, w = cv2.imread(str(photo)).shape[:2]
+    assert overlay is not None  # the photo (scaled down), with what was found drawn on it
+    assert abs(overlay.shape[1] / overlay.shape[0] - w / h) < 0.01
