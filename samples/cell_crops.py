@@ -73,6 +73,12 @@ def random_box(rng: np.random.Generator) -> tuple[int, int]:
     return round(w * 10), round(h * 10)
 
 
+def narrow_box(rng: np.random.Generator) -> tuple[int, int]:
+    """A narrow writable box in px, as on four- and six-side sheets (12.3 x 14 and
+    12.5 x 11.4 mm): two-digit numbers fill it, and spill over its lines."""
+    return round(rng.uniform(11.5, 13.5) * 10), round(rng.uniform(10.5, 14.0) * 10)
+
+
 def _paper(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     colour = np.clip(rng.uniform(205, 250) + rng.normal(0, 6, 3), 0, 255).astype(np.uint8)
     page = np.empty(shape + (3,), np.uint8)

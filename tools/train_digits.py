@@ -25,7 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
-from escalero.samples.cell_crops import random_entry, synth_cell, training_entry  # noqa: E402
+from escalero.samples.cell_crops import (  # noqa: E402
+    narrow_box,
+    random_entry,
+    synth_cell,
+    training_entry,
+)
 from escalero.samples.handwriting import SOURCES, make_writer  # noqa: E402
 from escalero.scan.digit_model import (  # noqa: E402
     HEAD_OFFSET,
@@ -41,9 +46,9 @@ from torch import nn  # noqa: E402
 from tools.features_output import add_features_output  # noqa: E402
 
 
-def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
+def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float]
                 ) -> tuple[np.ndarray, list, list]:
-    n, split, seed, harsh_share, row_aware, spill, source, faint = job
+    n, split, seed, harsh_share, row_aware, spill, source, faint, narrow = job
     rng = np.random.default_rng(seed)
     x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
     entries: list = []
@@ -56,8 +61,10 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
             entry, allowed = random_entry(rng)
         else:
             entry, allowed = training_entry(rng), None
+        # (Drawn only when asked for: the earlier recipes' cells stay the same.)
+        box = narrow_box(rng) if narrow > 0 and rng.random() < narrow else None
         sample = synth_cell(rng, writer, entry, harsh=rng.random() < harsh_share, spill=spill,
-                            faint=faint)
+                            faint=faint, box_size=box)
         x[i] = preprocess(sample.image)
         entries.append(entry)
         alloweds.append(allowed)
@@ -65,13 +72,13 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str]
 
 
 def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool,
-             workers: int = 1, spill: float = 0.0, source: str = "mnist", faint: float = 0.0
-             ) -> tuple[np.ndarray, list, list]:
+             workers: int = 1, spill: float = 0.0, source: str = "mnist", faint: float = 0.0,
+             narrow: float = 0.0) -> tuple[np.ndarray, list, list]:
     """n preprocessed crops, their entries and their rows' allowed values (chunked, so
     the result does not depend on the number of workers)."""
     size = 2000
     jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill, source,
-             faint)
+             faint, narrow)
             for s in range(0, n, size)]
     if workers > 1:
         with multiprocessing.Pool(workers) as pool:
@@ -280,6 +287,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="warm start from a saved state dict (.pt) or an exported .onnx")
     ap.add_argument("--faint", type=float, default=0.0,
                     help="share of numbers whose first (or last) digit is written faintly")
+    ap.add_argument("--narrow", type=float, default=0.0,
+                    help="share of cells in narrow boxes (four and six sides: 11.5-13.5 mm)")
     ap.add_argument("--spill", type=float, default=0.0,
                     help="share of cells written large and off-centre, over the lines")
     ap.add_argument("--source", choices=SOURCES, default="mnist",
@@ -297,14 +306,15 @@ def _parser() -> argparse.ArgumentParser:
 def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
     """The synthetic training cells and their targets (cached in --cache)."""
     key = f"{args.train}-{args.seed}-{args.spill}-{args.faint}" + (
-        "" if args.source == "mnist" else f"-{args.source}")
+        "" if args.source == "mnist" else f"-{args.source}") + (
+        f"-narrow{args.narrow}" if args.narrow else "")
     if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
         data = np.load(args.cache, allow_pickle=True)
         x, t = data["x"], data["t"]
     else:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
                                  workers=args.threads, spill=args.spill, source=args.source,
-                                 faint=args.faint)
+                                 faint=args.faint, narrow=args.narrow)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     return x, t
