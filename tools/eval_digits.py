@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from escalero.samples.cell_crops import random_entry, synth_cell  # noqa: E402
+from escalero.samples.cell_crops import narrow_box, random_entry, synth_cell  # noqa: E402
 from escalero.samples.handwriting import SOURCES, make_writer  # noqa: E402
 from escalero.scan.recognize import CellCrop, DigitModelRecognizer, get_recognizer  # noqa: E402
 
@@ -39,7 +39,7 @@ def category(entry: object, allowed: tuple[int, ...] | None) -> str:
 
 
 def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: bool,
-             model: Path | None = None, source: str = "mnist") -> dict:
+             model: Path | None = None, source: str = "mnist", narrow: bool = False) -> dict:
     rng = np.random.default_rng(seed)
     crops, entries = [], []
     writer = make_writer(rng, "eval", source=source)
@@ -49,7 +49,9 @@ def evaluate(n: int, seed: int, harsh: bool, recognizer: str, unconstrained: boo
         entry, allowed = random_entry(rng)
         if unconstrained:
             allowed = None
-        crops.append(CellCrop(synth_cell(rng, writer, entry, harsh=harsh).image, allowed))
+        box = narrow_box(rng) if narrow else None  # four- and six-side cells only
+        crops.append(CellCrop(synth_cell(rng, writer, entry, harsh=harsh, box_size=box).image,
+                              allowed))
         entries.append(entry)
     rec = DigitModelRecognizer(model) if model else get_recognizer(recognizer)
     rec.read(crops[:8])  # load the model outside the timing
@@ -92,11 +94,14 @@ def main() -> None:
     ap.add_argument("--model", type=Path, help="an ONNX file other than the committed one")
     ap.add_argument("--source", choices=SOURCES, default="mnist",
                     help="eval writers' glyphs: MNIST, pen strokes (samples.strokes) or mixed")
+    ap.add_argument("--narrow", action="store_true",
+                    help="cells of four- and six-side sheets only (11.5-13.5 mm wide)")
     args = ap.parse_args()
     for harsh in (False, True):
         res = evaluate(args.cells, args.seed + harsh, harsh, args.recognizer, args.unconstrained,
-                       args.model, args.source)
-        print(table(res, f"{'harsh' if harsh else 'mild'} photos, {args.source} writers"))
+                       args.model, args.source, args.narrow)
+        cells = ", narrow cells" if args.narrow else ""
+        print(table(res, f"{'harsh' if harsh else 'mild'} photos, {args.source} writers{cells}"))
         print()
 
 
