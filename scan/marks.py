@@ -9,7 +9,7 @@ therefore never certain: a person checks it.
 The same goes for a lone digit whose row also allows a two-digit number ending in it: a
 thin, light "1" before a dark 5 ("15" in Könige) or before a 0 ("10") vanishes under the
 noise floor, and the network reads the 5 or the strike with 0.99+. A faint first digit is
-a tall, thin stroke, so it is looked for by its column profile (`stroke_before`): the ink
+a tall, thin stroke, so it is looked for by its column profile (`_stroke_before`): the ink
 averaged along half the mark's height, where pixel noise cancels and a stroke does not.
 """
 
@@ -46,10 +46,7 @@ class _Mark:
     box: tuple[int, int, int, int]  # x, y, w, h of the mark in `inner`
     contours: tuple[np.ndarray, ...]
     hole: np.ndarray | None  # the mark's largest hole's contour, if it is a loop
-
-    @property
-    def stroke(self) -> float:
-        return float(np.median(self.inner[self.mask > 0])) - self.paper
+    stroke: float  # the mark's ink strength over the paper (median over the mark)
 
 
 def _main_mark(crop_bgr: np.ndarray, margin_px: int) -> _Mark | None:
@@ -75,20 +72,16 @@ def _main_mark(crop_bgr: np.ndarray, margin_px: int) -> _Mark | None:
     hole = max(holes, key=cv2.contourArea, default=None)
     if hole is not None and cv2.contourArea(hole) < MIN_HOLE * bw * bh:
         hole = None  # a blot's speck of paper, not a loop
-    return _Mark(inner, paper, mark, (x, y, bw, bh), tuple(contours), hole)
+    stroke = float(np.median(inner[mark > 0])) - paper
+    return _Mark(inner, paper, mark, (x, y, bw, bh), tuple(contours), hole, stroke)
 
 
-def stroke_before(crop_bgr: np.ndarray, margin_px: int, loop: bool = False,
-                  mark: _Mark | None = None) -> bool:
-    """True when a faint, tall stroke stands left of the cell's main mark (a first digit
-    under the noise floor); with `loop`, only when the main mark is a loop (a written 0).
-    `mark`: the crop's main mark where the caller has found it already."""
-    mark = mark or _main_mark(crop_bgr, margin_px)
-    if mark is None or (loop and mark.hole is None) or mark.stroke <= 0:
-        return False
+def _stroke_before(mark: _Mark) -> bool:
+    """True when a faint, tall stroke stands left of the main mark (a first digit under
+    the noise floor)."""
     x, y, _bw, bh = mark.box
     left = x - max(2, bh // 6)
-    if left <= 2:
+    if left <= 2 or mark.stroke <= 0:
         return False
     excess = mark.inner - mark.paper
     along = cv2.GaussianBlur(cv2.blur(excess, (1, max(3, bh // 2))), (0, 0), 1.0)
@@ -110,9 +103,11 @@ def hidden_first_digit(crop_bgr: np.ndarray, margin_px: int, value: object,
     mark = _main_mark(crop_bgr, margin_px)
     if mark is None:
         return False
-    if last == 0 and mark.hole is not None and _loop_company(mark):
+    if last == 0 and mark.hole is None:
+        return False  # a dash, slash or cross: no written 0 to hide a digit before
+    if last == 0 and _loop_company(mark):
         return True
-    return longer and stroke_before(crop_bgr, margin_px, loop=last == 0, mark=mark)
+    return longer and _stroke_before(mark)
 
 
 def loop_with_company(crop_bgr: np.ndarray, margin_px: int) -> bool:
