@@ -78,6 +78,9 @@ class Writer:
     overflow: float  # how far a number may spill over the box width before it is squeezed
     strike: str  # favourite way to strike a cell, one of STRIKES
     source: str = "mnist"  # glyph source: "mnist", "strokes" or "fonts"
+    # Elastic warp of every digit written, as a fraction of the digit height (training
+    # only: more shapes from the same glyph pools; 0 leaves the glyphs as drawn).
+    elastic: float = 0.0
 
 
 @lru_cache(maxsize=1)
@@ -214,8 +217,9 @@ def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generato
         # Pad before upscaling so the cubic kernel rounds off the stroke ends; the padding
         # is taken off the gap below so spacing is measured between the inks.
         r = max(1, round(scale))
-        pieces.append(cv2.resize(np.pad(glyph, 1), (size[0] + 2 * r, size[1] + 2 * r),
-                                 interpolation=cv2.INTER_CUBIC))
+        piece = cv2.resize(np.pad(glyph, 1), (size[0] + 2 * r, size[1] + 2 * r),
+                           interpolation=cv2.INTER_CUBIC)
+        pieces.append(_elastic(piece, writer.elastic * h, rng) if writer.elastic > 0 else piece)
     pad = int(math.ceil(jitter + 0.1 * h)) + 2
     canvas_h = max(p.shape[0] for p in pieces) + 2 * pad
     gaps = [writer.spacing * h + rng.normal(0, 0.04 * h) - 2 * max(1, round(h / 16))
@@ -239,6 +243,19 @@ def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generato
         m = np.array([[1, -slant, slant * ch_ if slant > 0 else 0], [0, 1, 0]], np.float32)
         canvas = cv2.warpAffine(canvas, m, (cw_ + extra, ch_), flags=cv2.INTER_LINEAR)
     return _ink_ramp(canvas, writer.stroke * rng.uniform(0.9, 1.1))
+
+
+def _elastic(mask: np.ndarray, amplitude: float, rng: np.random.Generator) -> np.ndarray:
+    """The mask bent by a smooth random displacement field (Simard et al., 2003) whose
+    largest shift is about `amplitude` px: loops open or close, strokes bow, a 1 leans."""
+    h, w = mask.shape
+    sigma = max(1.0, 0.15 * max(h, w))
+    field = rng.uniform(-1.0, 1.0, (2, h, w)).astype(np.float32)
+    field = np.stack([cv2.GaussianBlur(f, (0, 0), sigma) for f in field])
+    field *= amplitude * rng.uniform(0.3, 1.0) / max(float(np.abs(field).max()), 1e-6)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    return cv2.remap(mask, xs + field[0], ys + field[1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 def _stroke_px(writer: Writer, box_h: int) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from escalero.samples import handwriting as hw
@@ -97,3 +99,20 @@ def test_a_sheet_of_entries_lands_in_its_boxes() -> None:
         x0, y0, x1, y1 = ink
         assert x0 < x1 and y0 < y1
         assert box[0] - box[2] < x0 and x1 < box[0] + 2 * box[2], (i, ink, box)
+
+
+def test_elastic_warp_bends_the_digits_but_keeps_them_in_the_box() -> None:
+    def written(elastic: float) -> np.ndarray:
+        rng = np.random.default_rng(3)
+        w = replace(hw.make_writer(rng, "train"), elastic=elastic)
+        page = _page()
+        hw.render_entry(page, (120, 100, 140, 90), 47, w, np.random.default_rng(4))
+        return 255 - page.min(axis=2).astype(np.float32)
+
+    plain, bent = written(0.0), written(0.2)
+    assert not np.array_equal(plain, bent)  # the shapes changed...
+    ys, xs = np.nonzero(plain > 60)
+    yb, xb = np.nonzero(bent > 60)
+    # ...but about as much ink is written, inside the box (120-260, 100-190).
+    assert 0.6 < len(xb) / len(xs) < 1.6
+    assert 140 < xb.mean() < 240 and 115 < yb.mean() < 175

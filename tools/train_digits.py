@@ -17,6 +17,7 @@ import multiprocessing
 import shutil
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -46,9 +47,9 @@ from torch import nn  # noqa: E402
 from tools.features_output import add_features_output  # noqa: E402
 
 
-def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float]
+def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float, float]
                 ) -> tuple[np.ndarray, list, list]:
-    n, split, seed, harsh_share, row_aware, spill, source, faint, narrow = job
+    n, split, seed, harsh_share, row_aware, spill, source, faint, narrow, elastic = job
     rng = np.random.default_rng(seed)
     x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
     entries: list = []
@@ -57,6 +58,8 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float]
     for i in range(n):
         if i % 25 == 0:
             writer = make_writer(rng, split, source=source)
+            if elastic > 0:  # (drawn only when asked for, as narrow below)
+                writer = replace(writer, elastic=float(rng.uniform(0.0, elastic)))
         if row_aware:
             entry, allowed = random_entry(rng)
         else:
@@ -73,12 +76,12 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float]
 
 def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool,
              workers: int = 1, spill: float = 0.0, source: str = "mnist", faint: float = 0.0,
-             narrow: float = 0.0) -> tuple[np.ndarray, list, list]:
+             narrow: float = 0.0, elastic: float = 0.0) -> tuple[np.ndarray, list, list]:
     """n preprocessed crops, their entries and their rows' allowed values (chunked, so
     the result does not depend on the number of workers)."""
     size = 2000
     jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill, source,
-             faint, narrow)
+             faint, narrow, elastic)
             for s in range(0, n, size)]
     if workers > 1:
         with multiprocessing.Pool(workers) as pool:
@@ -289,6 +292,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="share of numbers whose first (or last) digit is written faintly")
     ap.add_argument("--narrow", type=float, default=0.0,
                     help="share of cells in narrow boxes (four and six sides: 11.5-13.5 mm)")
+    ap.add_argument("--elastic", type=float, default=0.0,
+                    help="largest elastic warp of training digits (fraction of their height)")
     ap.add_argument("--spill", type=float, default=0.0,
                     help="share of cells written large and off-centre, over the lines")
     ap.add_argument("--source", choices=SOURCES, default="mnist",
@@ -307,14 +312,15 @@ def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
     """The synthetic training cells and their targets (cached in --cache)."""
     key = f"{args.train}-{args.seed}-{args.spill}-{args.faint}" + (
         "" if args.source == "mnist" else f"-{args.source}") + (
-        f"-narrow{args.narrow}" if args.narrow else "")
+        f"-narrow{args.narrow}" if args.narrow else "") + (
+        f"-elastic{args.elastic}" if args.elastic else "")
     if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
         data = np.load(args.cache, allow_pickle=True)
         x, t = data["x"], data["t"]
     else:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
                                  workers=args.threads, spill=args.spill, source=args.source,
-                                 faint=args.faint, narrow=args.narrow)
+                                 faint=args.faint, narrow=args.narrow, elastic=args.elastic)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     return x, t
