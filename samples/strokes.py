@@ -3,10 +3,11 @@
 A second, independent source of digit shapes next to MNIST (`samples.handwriting`). MNIST
 glyphs are all thick felt-pen strokes from one population of writers; real score sheets are
 filled in with ballpoints by people with their own habits (1 with or without a flag, 7 with
-or without a crossbar, open or closed 4, ...). Here every digit has a few skeletons (pen
-paths in a unit box, y down, height 1), a `StrokeStyle` fixes one person's habits, and every
-call of `stroke_glyph` adds natural variation: jittered key points, a smooth elastic warp of
-the trajectory, overshoot, stroke width that varies along the line.
+or without a crossbar, open or closed 4, a 9 with a loop or only an arch, ...). Here every
+digit has a few skeletons (pen paths in a unit box, y down, height 1), a `StrokeStyle` fixes
+one person's habits, and every call of `stroke_glyph` adds natural variation: jittered key
+points, a smooth elastic warp of the trajectory, overshoot, stroke width that varies along
+the line.
 
 Masks follow `samples.handwriting._pools()`: float32 alpha 0..1, cropped to the ink.
 """
@@ -168,6 +169,10 @@ def _nine(j: Jitter, lp: float) -> list[list[Stroke]]:
         [bowl, [right, j(0.88, 1.0)]],  # straight stem
         [bowl, [right, (j(0.92, 0.6), j(0.8, 1.02), j(0.3, 0.98))]],  # curved tail
         [[*bowl, j(0.62, 1.0)]],  # one stroke, stem leaning back
+        # open top: from the lower left up over the top, then straight down (an arch)
+        [[*_ellipse(j, 0.5, ry + 0.01, 0.4, ry, 100, 355), j(0.86, 1.0)]],
+        # open bowl: over the top and round the left, not closed; the stem drawn apart
+        [_ellipse(j, 0.5, ry + 0.01, 0.4, ry, -5, -295), [j(0.9, 0.06), j(0.86, 1.0)]],
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from escalero.samples import strokes as st
@@ -85,3 +86,25 @@ def test_a_pool_of_a_thousand_glyphs_is_complete_and_repeatable() -> None:
     assert all(g.any() for glyphs in pool for g in glyphs)  # every glyph has ink
     again = st.stroke_pool(5, 100)
     assert all(np.array_equal(a, b) for a, b in zip(pool[3], again[3], strict=True))
+
+
+def _has_hole(g: np.ndarray) -> bool:
+    """Whether the ink encloses paper (a closed loop), at 48 px."""
+    ink = (g > 0.5).astype(np.uint8)
+    ink = np.pad(ink, 2)
+    n, _ = cv2.connectedComponents(1 - ink, connectivity=4)
+    return n > 2  # the outside plus at least one enclosed region
+
+
+def test_nines_come_closed_and_open() -> None:
+    """Variants 0-2 of the 9 close their bowl, 3 (arch) and 4 (open bowl) leave it open:
+    writers whose 9 has no loop exist, and the network must see them labelled 9."""
+    rng = np.random.default_rng(21)
+    closed = {v: 0 for v in range(st.VARIANTS[9])}
+    for _ in range(12):
+        style = st.make_stroke_style(rng)
+        for v in closed:
+            closed[v] += _has_hole(st.stroke_glyph(9, style, rng, 48, variant=v))
+    assert st.VARIANTS[9] == 5
+    assert all(closed[v] >= 9 for v in (0, 1, 2)), closed
+    assert all(closed[v] <= 3 for v in (3, 4)), closed
