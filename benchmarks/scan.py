@@ -139,7 +139,7 @@ TIMINGS = "_timings"  # the in-process scanner's stage times, beside the scan JS
 REGISTRATION = ("markers", "qr", "outline", "layout", "infer", "place", "rectify", "grid")
 
 
-def scanner_for(recognizer: str, adapt: bool = True, members: int | None = None
+def scanner_for(recognizer: str, adapt: bool = False, members: int | None = None
                 ) -> tuple[Scanner, str]:
     """The in-process scanner if scan.pipeline exists, else the `escalero scan` command."""
     try:
@@ -487,8 +487,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write every per-photo outcome here")
     p.add_argument("--members", type=int,
                    help="read with only the first N networks of the team (default: all)")
-    p.add_argument("--no-adapt", action="store_true",
-                   help="read without the per-sheet adaptation (scan/adapt.py), to compare")
+    p.add_argument("--adapt", action="store_true",
+                   help="read with the per-sheet adaptation (scan/adapt.py, off by default), "
+                        "to compare")
     return p
 
 
@@ -516,7 +517,7 @@ def main(argv: list[str] | None = None) -> int:
     details: dict[str, list[dict[str, Any]]] = {}
     notes = []
     for rec in recognizers:
-        scanner, how = scanner_for(rec, adapt=not args.no_adapt, members=args.members)
+        scanner, how = scanner_for(rec, adapt=args.adapt, members=args.members)
         subset = paths[: args.n_tesseract] if rec == "tesseract" else paths
         outcomes = scan_all(subset, scanner, rec)
         results[rec] = summary(outcomes, decode)
@@ -531,14 +532,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmarks.scan: level {args.level}, seed {seed}, {args.source} eval writers, "
               f"photos {args.megapixels or '2-12'} MP, "
               f"{args.players or '2-5 (random)'} sides"
-              f"{', no adaptation' if args.no_adapt else ''}"
+              f"{', with adaptation' if args.adapt else ''}"
               f"{f', {args.members} network(s)' if args.members else ''}")
     print(format_table(results))
     print("\n".join(notes))
     if args.json:
         meta = {"level": args.level, "seed": None if args.photos else seed,
                 "players": args.players, "source": args.source, "photos": len(paths),
-                "adapt": not args.no_adapt, **run_facts()}
+                "adapt": args.adapt, **run_facts()}
         args.json.write_text(json.dumps({"meta": meta, "summary": results, "photos": details},
                                         indent=1,
                                         default=str) + "\n", encoding="utf-8")
