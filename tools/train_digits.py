@@ -314,8 +314,8 @@ def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
         "" if args.source == "mnist" else f"-{args.source}") + (
         f"-narrow{args.narrow}" if args.narrow else "") + (
         f"-elastic{args.elastic}" if args.elastic else "")
-    if args.cache.exists() and np.load(args.cache, allow_pickle=True)["key"] == key:
-        data = np.load(args.cache, allow_pickle=True)
+    data = np.load(args.cache, allow_pickle=True) if args.cache.exists() else None
+    if data is not None and data["key"] == key:
         x, t = data["x"], data["t"]
     else:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
