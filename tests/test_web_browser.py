@@ -449,7 +449,9 @@ def test_tafel_saves_once_then_asks(page, shots: Path) -> None:
     assert page.locator("#stake").get_attribute("placeholder") == "ohne Einsatz"
     page.fill("input[data-key='0/0/nines']", "3")
     page.fill("input[data-key='1/0/nines']", "7")  # Neuner allows 1-5: red, counts nothing
-    page.wait_for_selector(".points-bar strong")
+    # The setup's own report already fills the bar: wait for the one after these entries
+    # (debounced, from the server), which makes the first side the column's winner.
+    page.wait_for_selector("td[data-sum='0/0'].win")
     assert page.locator("td[data-sum='1/0']").inner_text() == "0"
     page.focus("input[data-key='1/0/nines']")
     rule = page.evaluate("getComputedStyle(document.querySelector(\"input[data-key='1/0/nines']\")"
