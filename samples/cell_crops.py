@@ -87,9 +87,14 @@ def _paper(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
-    """Light-red lines just outside the writable box (the dropout colour)."""
+    """Light-red lines just outside the writable box (the dropout colour).
+
+    Their red is darker than the print's: a photo keeps a thin line's darkness but loses
+    much of its hue (JPEG stores colour at half resolution), so in generated photos the
+    lines show in the red channel at 10-25% of the paper's brightness, not the print's 8%.
+    """
     x, y, w, h = box
-    colour = (int(rng.uniform(140, 215)), int(rng.uniform(140, 215)), int(rng.uniform(225, 256)))
+    colour = (int(rng.uniform(110, 200)), int(rng.uniform(110, 200)), int(rng.uniform(140, 235)))
     for side in range(4):
         off = int(round(rng.uniform(-2, 8)))  # line position relative to the box edge
         t = int(rng.integers(1, 4))

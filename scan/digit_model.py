@@ -43,7 +43,8 @@ def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     """A BGR cell crop -> float32 ink map WORK_H high (aspect kept), 0 = paper, 1 = ink.
 
     The red channel drops the light-red grid (red is as bright as paper there) while blue,
-    black and pencil ink stay dark. Dividing by a local paper estimate flattens shadows.
+    black and pencil ink stay dark; drop_grid_lines takes off what a photo leaves of the
+    lines. Dividing by a local paper estimate flattens shadows.
     """
     red = crop_bgr if crop_bgr.ndim == 2 else crop_bgr[:, :, 2]
     h, w = red.shape
@@ -52,7 +53,38 @@ def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     work += 1.0
     paper = cv2.dilate(work, np.ones((11, 11), np.uint8))  # strokes are thinner than 11 px
     paper = cv2.GaussianBlur(paper, (0, 0), 4)
-    return np.clip(1.0 - work / paper, 0.0, 1.0)
+    return drop_grid_lines(np.clip(1.0 - work / paper, 0.0, 1.0), h)
+
+
+# The grid's lines lie within this many crop pixels of the crop's edge (the margin of 15 px
+# plus the snapping's and the writer's slack).
+GRID_BAND_PX = 24
+# A line fills (almost) every pixel of its row; a stroke near the edge, even a straight 1
+# written on the line, fills well under three quarters of it.
+GRID_QUANTILE = 40.0
+
+
+def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
+    """The ink map (..., h, w) without the grid lines along the crop's edges.
+
+    The red channel drops the red grid only where the photo keeps its colour: a thin line
+    in a small or JPEG-compressed photo keeps its darkness but loses much of its hue
+    (chroma is stored at half resolution), and the stretch that brings pencil to full
+    strength would bring such a line with it (the network then reads the cell's right-hand
+    line as one more digit). A grid line runs the crop's whole width or height, and writing
+    covers only part of any row or column near the edge, so a low quantile of each such
+    row (column) is the line's own level: it is taken off there.
+    """
+    h, w = ink.shape[-2:]
+    band = max(1, round(GRID_BAND_PX * h / crop_h))
+    out = ink.copy()
+    for rows in (slice(0, band), slice(h - band, h)):
+        level = np.percentile(out[..., rows, :], GRID_QUANTILE, axis=-1, keepdims=True)
+        out[..., rows, :] = np.maximum(out[..., rows, :] - level, 0.0)
+    for cols in (slice(0, band), slice(w - band, w)):
+        level = np.percentile(out[..., :, cols], GRID_QUANTILE, axis=-2, keepdims=True)
+        out[..., :, cols] = np.maximum(out[..., :, cols] - level, 0.0)
+    return out
 
 
 def ink_window(ink: np.ndarray) -> tuple[int, int]:
@@ -158,7 +190,7 @@ def _ink_maps(crops: Sequence[np.ndarray]) -> np.ndarray:
     work += 1.0
     kernel = np.ones((11, 11), np.uint8)
     paper = np.stack([cv2.GaussianBlur(cv2.dilate(x, kernel), (0, 0), 4) for x in work])
-    ink = np.clip(1.0 - work / paper, 0.0, 1.0)
+    ink = drop_grid_lines(np.clip(1.0 - work / paper, 0.0, 1.0), h)
     return np.stack([cv2.GaussianBlur(x, (0, 0), 1.0) for x in ink])
 
 

@@ -59,6 +59,40 @@ def test_preprocess_finds_the_ink_and_drops_the_grid() -> None:
     assert x0 <= 250 * scale and 262 * scale <= x1
 
 
+def _pencil_cell(line_red: int) -> np.ndarray:
+    """A 6-side cell crop (10 px/mm, 15 px margin): pencil strokes, grid lines whose red
+    channel is `line_red` (a photo keeps a thin red line's darkness, not its hue)."""
+    page = np.full((144, 155, 3), 225, np.uint8)
+    line = (130, 130, line_red)
+    for y in (9, 134):
+        page[y:y + 2, :] = line
+    for x in (9, 145):
+        page[:, x:x + 2] = line
+    page[30:110, 40:46] = 150  # a pencil 1, pressed lightly
+    page[60:66, 60:120] = 150  # and a bar that reaches over the right line
+    page[60:66, 120:155] = 130
+    return page
+
+
+def test_grid_lines_that_kept_their_darkness_are_dropped_and_strokes_over_them_kept() -> None:
+    from escalero.scan.digit_model import drop_grid_lines
+
+    kept = ink_map(_pencil_cell(line_red=170))  # as dark as the pencil in the red channel
+    plain = ink_map(_pencil_cell(line_red=225))  # no line at all in the red channel
+    h, w = kept.shape
+    s = h / 144
+    border = np.zeros_like(kept, bool)
+    border[:round(14 * s)] = border[-round(14 * s):] = True
+    border[:, :round(14 * s)] = border[:, -round(14 * s):] = True
+    stroke = plain > 0.2
+    assert kept[border & ~stroke].max() < 0.05  # the lines are gone
+    # The strokes stay, where they cross a line too (less the line's own level there).
+    assert (kept[stroke] > 0.15).all() and np.median(np.abs(kept - plain)[stroke]) < 0.02
+    assert kept[round(63 * s), w - 2] > 0.2  # the bar outside the line
+    # Without the dropping, the lines would stand as strong as the pencil.
+    raw = np.clip(1.0 - (_pencil_cell(170)[:, :, 2] + 1.0) / 226.0, 0, 1)
+    assert raw[10, 77] > 0.2 and drop_grid_lines(raw, 144)[10, 77] < 0.05
+
 
 def test_faint_digit_lightens_one_end_of_the_number_only() -> None:
     from escalero.samples.cell_crops import _fade_one_end
