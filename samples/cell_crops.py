@@ -18,6 +18,8 @@ from escalero.samples.handwriting import Writer, render_entry
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
 
 MARGIN_PX = 15  # scan.cells.CELL_MARGIN_MM (1.5 mm) at scan.rectify.PX_PER_MM (10 px/mm)
+# Bump when the cells drawn for the same seed change (a training cache keys on it).
+CELLS_VERSION = 2  # 2: grid lines as dark in the red channel as photos show them
 Entry = int | str | None
 
 

@@ -36,6 +36,8 @@ OUT_OF_ROW_PRIOR = 0.05
 
 
 WORK_H = 2 * INPUT_H  # ink is found at twice the network's resolution
+# Bump when preprocess gives a crop other numbers (a training cache keys on it).
+PREPROCESS_VERSION = 2  # 2: drop_grid_lines
 ASPECT = INPUT_W / INPUT_H
 
 

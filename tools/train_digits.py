@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 from escalero.samples.cell_crops import (  # noqa: E402
+    CELLS_VERSION,
     narrow_box,
     random_entry,
     synth_cell,
@@ -38,6 +39,7 @@ from escalero.scan.digit_model import (  # noqa: E402
     INPUT_H,
     INPUT_W,
     N_OUT,
+    PREPROCESS_VERSION,
     decode,
     preprocess,
     score_cell,
@@ -313,7 +315,8 @@ def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
     key = f"{args.train}-{args.seed}-{args.spill}-{args.faint}" + (
         "" if args.source == "mnist" else f"-{args.source}") + (
         f"-narrow{args.narrow}" if args.narrow else "") + (
-        f"-elastic{args.elastic}" if args.elastic else "")
+        f"-elastic{args.elastic}" if args.elastic else "") + (
+        f"-cells{CELLS_VERSION}-pre{PREPROCESS_VERSION}")
     data = np.load(args.cache, allow_pickle=True) if args.cache.exists() else None
     if data is not None and data["key"] == key:
         x, t = data["x"], data["t"]
