@@ -139,9 +139,10 @@ TIMINGS = "_timings"  # the in-process scanner's stage times, beside the scan JS
 REGISTRATION = ("markers", "qr", "outline", "layout", "infer", "place", "rectify", "grid")
 
 
-def scanner_for(recognizer: str, adapt: bool = False, members: int | None = None
+def scanner_for(recognizer: str, adapt: bool, members: int | None = None
                 ) -> tuple[Scanner, str]:
-    """The in-process scanner if scan.pipeline exists, else the `escalero scan` command."""
+    """The in-process scanner if scan.pipeline exists, else the `escalero scan` command.
+    `adapt` has no default here: ScanOptions.adapt's is the product's, --adapt the bench's."""
     try:
         from escalero.scan.pipeline import ScanOptions, scan_photo
     except ImportError as err:
