@@ -316,13 +316,15 @@ class Decoded:
 MAX_NUMBERS = 48
 
 
-def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
+def decode(scores: CellScores, allowed: tuple[int, ...] | None,
+           total_cap: int | None = None) -> Decoded:
     """Rank the readings a cell may hold; numbers the row does not allow only draw mass.
 
-    `allowed=None` (written totals) allows every number 0-999.
+    `allowed=None` (written totals) allows every number 1-999, or 1-`total_cap`: a total
+    above the most its column can add up to is a misreading far more often than a sum.
     """
     nums = scores.numbers
-    mask = _allowed_mask(allowed)
+    mask = _allowed_mask(allowed, total_cap)
     finite = np.isfinite(nums)
     top = max(scores.empty, scores.struck, float(nums[finite].max()))
     p_nums = np.where(finite, np.exp(nums - top), 0.0)
@@ -330,7 +332,7 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
     p_other = float(p_nums[~mask].sum()) * OUT_OF_ROW_PRIOR
     p_allowed = p_nums * mask
     total = p_empty + p_struck + float(p_allowed.sum()) + p_other
-    best = _most_likely(p_allowed, _allowed_index(allowed))
+    best = _most_likely(p_allowed, _allowed_index(allowed, total_cap))
     cands: list[tuple[int | str | None, float]] = [(None, p_empty / total),
                                                    ("x", p_struck / total)]
     cands += [(int(v), float(p_allowed[v]) / total) for v in best if p_allowed[v] > 0]
@@ -340,27 +342,30 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None) -> Decoded:
 
 def _most_likely(p_allowed: np.ndarray, index: np.ndarray) -> np.ndarray:
     """The (at most MAX_NUMBERS) likeliest of the allowed numbers `index`, best first. A
-    row allows a handful of values, so only those are ranked; a total allows 999, whose
-    best MAX_NUMBERS are picked by partition before they are ranked."""
+    row allows a handful of values, so only those are ranked; a total allows hundreds,
+    whose best MAX_NUMBERS are picked by partition before they are ranked."""
     if len(index) > MAX_NUMBERS:
         index = index[np.argpartition(p_allowed[index], -MAX_NUMBERS)[-MAX_NUMBERS:]]
     return index[np.argsort(p_allowed[index])[::-1]]
 
 
 @lru_cache(maxsize=64)
-def _allowed_index(allowed: tuple[int, ...] | None) -> np.ndarray:
+def _allowed_index(allowed: tuple[int, ...] | None, total_cap: int | None = None
+                   ) -> np.ndarray:
     """The numbers a row allows, ascending (the indices of _allowed_mask)."""
-    index = np.flatnonzero(_allowed_mask(allowed))
+    index = np.flatnonzero(_allowed_mask(allowed, total_cap))
     index.flags.writeable = False  # shared between calls
     return index
 
 
 @lru_cache(maxsize=64)
-def _allowed_mask(allowed: tuple[int, ...] | None) -> np.ndarray:
-    """The numbers a row allows (all of 1-999 for a written total), as a mask over 0-999."""
+def _allowed_mask(allowed: tuple[int, ...] | None, total_cap: int | None = None
+                  ) -> np.ndarray:
+    """The numbers a row allows (1-999, or 1-`total_cap`, for a written total), as a mask
+    over 0-999."""
     if allowed is None:
-        mask = np.ones(1000, bool)
-        mask[0] = False
+        mask = np.zeros(1000, bool)
+        mask[1:1000 if total_cap is None else min(total_cap, 999) + 1] = True
     else:
         mask = np.zeros(1000, bool)
         mask[[v for v in allowed if 0 < v < 1000]] = True

@@ -36,6 +36,9 @@ class CellCrop:
     image: np.ndarray  # BGR uint8 (grey is accepted too)
     allowed: tuple[int, ...] | None  # the row's values; None: any number 0-999 (totals)
     box_px: tuple[int, int, int, int] | None = None  # writable box inside the crop
+    # A written total (allowed None): numbers above this only draw mass, as a row's
+    # disallowed values do. None: every number up to 999 is a total's reading.
+    total_cap: int | None = None
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ class DigitModelRecognizer:
             logits.reshape(len(crops), digit_model.N_OUT), cal.temperature)
         for i, c in enumerate(crops):
             scores = digit_model.CellScores(float(empty[i]), float(struck[i]), numbers[i])
-            ranked = digit_model.decode(scores, c.allowed).ranked
+            ranked = digit_model.decode(scores, c.allowed, c.total_cap).ranked
             out.append(CellReading.from_ranked(ranked, cal.threshold(c.allowed, ranked[0][0])))
         return out, feats
 

@@ -88,6 +88,11 @@ class Ruleset:
     def row_ids(self) -> tuple[str, ...]:
         return tuple(r.id for r in self.rows)
 
+    @property
+    def largest_column_sum(self) -> int:
+        """The most a column can add up to: every row at its highest value."""
+        return sum(max(r.allowed) for r in self.rows)
+
     def row(self, row_id: str) -> Row:
         for r in self.rows:
             if r.id == row_id:

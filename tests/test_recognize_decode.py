@@ -53,6 +53,19 @@ def test_totals_decode_any_number() -> None:
     assert decode(score_cell(logits("number", "7")), None).ranked[0][0] == 7
 
 
+def test_a_total_above_the_column_maximum_is_a_misreading_not_a_reading() -> None:
+    # The network leans to 907; under rows that add up to 290 at most, its runner-up 207
+    # is the reading, and the 907 it saw keeps that reading from looking sure.
+    z = logits("number", "907", second={0: "2"})
+    assert decode(score_cell(z), None).ranked[0][0] == 907
+    ranked = decode(score_cell(z), None, total_cap=310).ranked
+    assert ranked[0][0] == 207 and ranked[0][1] < 0.99
+    assert all(not isinstance(v, int) or v <= 310 for v, _ in ranked)
+    # Under the cap nothing changes.
+    sure = decode(score_cell(logits("number", "245")), None, total_cap=310).ranked
+    assert sure[0][0] == 245 and sure[0][1] > 0.99
+
+
 @pytest.mark.parametrize(("z", "expected"), [
     (logits("empty"), None),
     (logits("struck"), "x"),

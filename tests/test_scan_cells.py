@@ -8,7 +8,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from escalero.scan.cells import CellResult, check_totals, cut_crops, to_results
+from escalero.scan.cells import (
+    CONFIRM_FROM,
+    MIS_ADD_SLACK,
+    CellResult,
+    check_totals,
+    cut_crops,
+    to_results,
+)
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import SnappedSlot
 from escalero.scan.recognize import CellReading
@@ -40,8 +47,19 @@ def test_crops_follow_the_contract() -> None:
         assert abs(w - s.box[2] * 10) <= 1 and abs(h - s.box[3] * 10) <= 1
         if s.is_total:
             assert crop.allowed is None
+            assert crop.total_cap == geom.ruleset.largest_column_sum + MIS_ADD_SLACK
         else:
             assert crop.allowed == geom.ruleset.row(s.row).allowed
+            assert crop.total_cap is None
+
+
+def test_the_most_a_column_can_add_up_to_follows_the_variant() -> None:
+    # Every row at its most: 5 + 10 + ... + 30, then 25, 35, 45 served and a served Grande
+    # (80); with Doppel-Grande, Grande counts 50 and the Doppel-Grande row 100.
+    counting = 5 + 10 + 15 + 20 + 25 + 30
+    assert geometry_for(LayoutSpec()).ruleset.largest_column_sum == counting + 105 + 80
+    doubled = geometry_for(LayoutSpec(variants=("doppel-grande",))).ruleset
+    assert doubled.largest_column_sum == counting + 105 + 50 + 100
 
 
 def test_readings_become_sheet_values() -> None:
@@ -178,9 +196,11 @@ def test_a_total_the_entries_back_up_beyond_doubt_is_certain() -> None:
     out = _by_row(check_totals([*cells, total]))
     assert out["total"].value == 16 and out["total"].certain
     assert str(out["total"].note) == "durch Summe bestätigt"
-    # A total read less surely on its own (below 0.9) stays for review, as entries do.
-    cells[1] = _cell("tens", 4, 0.8, False, [(6, 0.1)])
-    weak = _cell("total", 16, 0.85, False, [(76, 0.1)])
+    # A total read less surely on its own (below CONFIRM_FROM) stays for review, as
+    # entries do.
+    low = CONFIRM_FROM - 0.05
+    cells[1] = _cell("tens", 4, low, False, [(6, 0.9 - low)])
+    weak = _cell("total", 16, low, False, [(76, 0.95 - low)])
     out = _by_row(check_totals([*cells, weak]))
     assert out["total"].value == 16 and not out["total"].certain
     assert out["tens"].value == 4 and not out["tens"].certain
