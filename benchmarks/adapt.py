@@ -23,7 +23,7 @@ from escalero.samples.make_photos import comparable, truth_cells
 from escalero.scan.adapt import AdaptParams, adapt
 from escalero.scan.recognize import DigitModelRecognizer
 
-from benchmarks.scan import CACHE, SEED_BASE, generator_version, make_photos
+from benchmarks.scan import SEED_BASE, make_photos, photo_dir
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sweep", action="store_true", help="also try other thresholds")
     args = p.parse_args(argv)
     seed = args.seed if args.seed is not None else SEED_BASE[args.level]
-    players = f"-p{args.players}" if args.players else ""
-    out = CACHE / f"{args.level}-s{seed}{players}-{generator_version()}"
+    out = photo_dir(args.level, seed, players=args.players)
     paths, _ = make_photos(args.n, args.level, seed, out, args.jobs, None, "mnist", args.players)
     sheets = collect(paths)
     cal = DigitModelRecognizer().calibration

@@ -102,6 +102,15 @@ def generator_version() -> str:
     return digest.hexdigest()[:10]
 
 
+def photo_dir(level: str, seed: int, megapixels: float | None = None, source: str = "mnist",
+              players: int | None = None) -> Path:
+    """Where a set's photos are cached (the generator's version in the name)."""
+    mp = f"-{megapixels:g}mp" if megapixels else ""
+    src = "" if source == "mnist" else f"-{source}"
+    sides = f"-p{players}" if players else ""
+    return CACHE / f"{level}-s{seed}{mp}{src}{sides}-{generator_version()}"
+
+
 def _make_one(req: Request, out: Path) -> tuple[Path, float]:
     path = out / f"{req.name}.jpg"
     if path.exists() and path.with_suffix(".json").exists():
@@ -497,10 +506,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     seed = args.seed if args.seed is not None else SEED_BASE[args.level]
-    mp = f"-{args.megapixels:g}mp" if args.megapixels else ""
-    src = "" if args.source == "mnist" else f"-{args.source}"
-    players = f"-p{args.players}" if args.players else ""
-    out = args.keep or CACHE / f"{args.level}-s{seed}{mp}{src}{players}-{generator_version()}"
+    out = args.keep or photo_dir(args.level, seed, args.megapixels, args.source, args.players)
     if args.photos:
         paths = sorted(args.photos.glob("*.jpg"))[: args.n]
         print(f"{len(paths)} photos from {args.photos}", file=sys.stderr)

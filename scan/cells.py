@@ -41,6 +41,16 @@ WRONG_TOTAL_SHARE = 0.01
 CONFIRMED = 0.995
 CONFIRM_FROM = 0.8
 
+
+@dataclass(frozen=True)
+class ConfirmRule:
+    """When an agreeing written total makes an unsure reading certain: its posterior with
+    the total, and what the recognizer gave it on its own (benchmarks.totals varies them)."""
+
+    posterior: float = CONFIRMED
+    first: float = CONFIRM_FROM
+
+
 # A certain entry read less surely than this is checked when its column does not add up.
 DOUBT = 0.999
 CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up for review
@@ -203,7 +213,8 @@ def candidates(c: CellResult) -> list[tuple[CellValue, float]]:
     return list(c.candidates) if c.candidates else [(c.value, c.confidence), *c.alternatives]
 
 
-def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
+def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule()
+                 ) -> list[CellResult]:
     """Use each column's written total as a second opinion on its cells (see module doc)."""
     out = list(results)
     index = {(c.side, c.column, c.row): i for i, c in enumerate(out)}
@@ -218,13 +229,13 @@ def check_totals(results: Sequence[CellResult]) -> list[CellResult]:
                  if (c.side, c.column) == (side, col) and c.row != TOTAL_ROW]
         unsure = [i for i in cells if not out[i].certain]
         known = sum(out[i].points for i in cells if out[i].certain)
-        before = {i: out[i].value for i in unsure if out[i].confidence >= CONFIRM_FROM}
+        before = {i: out[i].value for i in unsure if out[i].confidence >= rule.first}
         total_read_well = _confident_total(total)  # as read, before the cells lean on it
         out, agreeing = _rerank_joint(out, unsure, known, ti)
         if total_read_well:
-            out = _confirm(out, before)
-        if not total.certain and total.confidence >= CONFIRM_FROM:
-            out = _confirm(out, {ti: total.value})  # the same rule for the total itself
+            out = _confirm(out, before, rule.posterior)
+        if not total.certain and total.confidence >= rule.first:
+            out = _confirm(out, {ti: total.value}, rule.posterior)  # the total: the same rule
         out = _confirm_total(out, cells, ti, first_total=total.value)
         if agreeing < 0.5 and total_read_well:
             if unsure:
@@ -325,12 +336,13 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
                    note=why, candidates=tuple(ranked))
 
 
-def _confirm(out: list[CellResult], before: dict[int, CellValue]) -> list[CellResult]:
+def _confirm(out: list[CellResult], before: dict[int, CellValue], posterior: float
+             ) -> list[CellResult]:
     """Unsure cells whose first reading the total backs up beyond doubt become certain."""
     out = list(out)
     for i, first in before.items():
         c = out[i]
-        if c.value == first and c.confidence >= CONFIRMED:
+        if c.value == first and c.confidence >= posterior:
             out[i] = replace(c, certain=True, note=note("confirmed_by_total"))
     return out
 

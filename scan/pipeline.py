@@ -98,6 +98,8 @@ class ScanResult:
     warnings: tuple[str, ...] = ()
     certainty: PayoutCertainty | None = None  # how sure the payout is, and what it hangs on
     readings: tuple[dict[str, Any], ...] = ()  # every cell's likeliest readings
+    # The cells as read, before the written totals weighed in (`cells` is after).
+    unchecked: tuple[cells_mod.CellResult, ...] = ()
 
     @property
     def rectified(self) -> np.ndarray:
@@ -227,7 +229,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
                       placement=placement, qr=qr, layout_source=source,
                       timings=dict(timer.times), photo_px_per_mm=rect.photo_px_per_mm,
                       blur_mm=rect.blur_mm, warnings=warnings, certainty=certainty,
-                      readings=tuple(payout.readings_json(beliefs)))
+                      readings=tuple(payout.readings_json(beliefs)), unchecked=tuple(raw))
 
 
 Located = tuple[tuple[locate.MarkerHit, ...], locate.Fits, "LayoutSpec | None",
