@@ -1,11 +1,12 @@
 """The written totals' confirmation rule (scan.cells.ConfirmRule) on fresh photos with known truth.
 
     python -m benchmarks.totals --n 200 --set mild:2:3710000 mild:6:3740000 \\
-        --rule 0.999:0.9 0.995:0.8
+        --rule 0.999:0.9 0.995:0.8:0.999:0.9
 
 Each photo is scanned once and the cells as read, before the totals check
 (`ScanResult.unchecked`), are kept; the check is then re-run under each rule
-(POSTERIOR:FIRST, the first rule is the one compared against). Reported per set and rule:
+(POSTERIOR:FIRST[:P:F], P:F for strikes and empty cells; the first rule is the one
+compared against). Reported per set and rule:
 cells flagged per sheet, cells certain and wrong (silent errors), and the readings the rule
 makes certain that the first rule does not, with how many of those are wrong (the figure
 that must stay 0). A set is LEVEL:SIDES:SEED, or LEVEL:SIDES:SEED:SOURCE for other
@@ -53,12 +54,27 @@ class PhotoSet:
         return f"{self.sides} sides {self.level}, seed {self.seed}{src}"
 
 
+STRICT = ConfirmRule(0.999, 0.9, 0.999, 0.9)  # one rule for numbers and strikes alike
+
+
 def parse_rule(spec: str) -> ConfirmRule:
+    """POSTERIOR:FIRST for numbers and strikes alike, or POSTERIOR:FIRST:P:F with P:F for
+    strikes and empty cells."""
     try:
-        posterior, first = (float(v) for v in spec.split(":"))
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(f"a rule is POSTERIOR:FIRST, not {spec!r}") from err
-    return ConfirmRule(posterior, first)
+        values = [float(v) for v in spec.split(":")]
+    except ValueError:
+        values = []
+    if len(values) == 2:
+        return ConfirmRule(*values, *values)
+    if len(values) == 4:
+        return ConfirmRule(*values)
+    raise argparse.ArgumentTypeError(
+        f"a rule is POSTERIOR:FIRST or POSTERIOR:FIRST:P:F, not {spec!r}")
+
+
+def rule_name(rule: ConfirmRule) -> str:
+    return (f"{rule.posterior}:{rule.first}:{rule.unwritten_posterior}:"
+            f"{rule.unwritten_first}")
 
 
 Sheet = tuple[tuple[CellResult, ...], dict[Any, Any]]  # cells as read, the truth's cells
@@ -106,7 +122,7 @@ def measure(sheets: Sequence[Sheet], rules: Sequence[ConfirmRule]) -> list[dict[
                     made += 1
                     made_wrong += not right
         n = max(1, len(sheets))
-        out.append({"rule": f"{rule.posterior}:{rule.first}", "sheets": len(sheets),
+        out.append({"rule": rule_name(rule), "sheets": len(sheets),
                     "flagged_per_sheet": round(flagged / n, 3), "silent_cells": silent,
                     "certain_beyond_first_rule": made, "of_those_wrong": made_wrong})
     return out
@@ -117,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", dest="sets", type=PhotoSet.parse, nargs="+", required=True)
     p.add_argument("--rule", dest="rules", type=parse_rule, nargs="+",
-                   default=[ConfirmRule(0.999, 0.9), ConfirmRule()])
+                   default=[STRICT, ConfirmRule()],
+                   help="POSTERIOR:FIRST[:P:F] (P:F: strikes and empty cells); the first "
+                        "is the one compared against (default: 0.999:0.9, then the "
+                        "scanner's own rule)")
     p.add_argument("--n", type=int, default=200, help="photos per set")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--json", type=Path, help="write the figures here too")

@@ -3,8 +3,9 @@
 The written totals are a second, independent reading of each column. They re-rank an
 uncertain cell's candidates, take certainty *away* from a cell whose reading disagrees
 with them, and confirm a reading only when it is the recognizer's own first choice and a
-confidently read total agrees (posterior >= CONFIRMED); the total itself is confirmed by
-the entries under the same rule. They never make a *changed*
+confidently read total agrees (posterior >= CONFIRMED; a strike or an empty cell needs
+more, see CONFIRMED_UNWRITTEN); the total itself is confirmed by the entries under the
+same rule. They never make a *changed*
 reading certain: a player's mis-added total must not turn a misreading into a payout.
 """
 
@@ -33,22 +34,33 @@ TOTAL_RIGHT = 0.9
 # totals are rare and spread over many numbers, so this is small (and kept conservative).
 WRONG_TOTAL_SHARE = 0.01
 # Posterior a reading needs, with an agreeing total, to count as confirmed, and what the
-# recognizer must have given it on its own. Mis-added totals are not spread evenly (a
-# player who forgets a 1 lands exactly on the sum of a column in which that 1 was misread
-# as struck), which is why WRONG_TOTAL_SHARE gives any one wrong number 1%, several times
-# what a mis-add makes of it. Measured on 5,038 benchmark sheets: 6,422 readings
-# confirmed at these values and not at 0.999 from 0.9, none of them wrong.
+# recognizer must have given it on its own. WRONG_TOTAL_SHARE gives any one wrong number
+# 1%, several times what a mis-add makes of it.
 CONFIRMED = 0.995
 CONFIRM_FROM = 0.8
+# A total cannot tell a strike (or an empty cell) from an entry the player forgot to add:
+# a 1 misread as struck, in a column whose total left out that 1, adds up exactly. A
+# reading of struck or empty is confirmed only as surely as this.
+CONFIRMED_UNWRITTEN = 0.999
+CONFIRM_UNWRITTEN_FROM = 0.9
 
 
 @dataclass(frozen=True)
 class ConfirmRule:
     """When an agreeing written total makes an unsure reading certain: its posterior with
-    the total, and what the recognizer gave it on its own (benchmarks.totals varies them)."""
+    the total, and what the recognizer gave it on its own; for a number, and for a strike
+    or an empty cell (benchmarks.totals varies them)."""
 
     posterior: float = CONFIRMED
     first: float = CONFIRM_FROM
+    unwritten_posterior: float = CONFIRMED_UNWRITTEN
+    unwritten_first: float = CONFIRM_UNWRITTEN_FROM
+
+    def confirms(self, first: CellValue, first_confidence: float, posterior: float) -> bool:
+        if isinstance(first, int):
+            return first_confidence >= self.first and posterior >= self.posterior
+        return (first_confidence >= self.unwritten_first
+                and posterior >= self.unwritten_posterior)
 
 
 # A certain entry read less surely than this is checked when its column does not add up.
@@ -229,13 +241,13 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
                  if (c.side, c.column) == (side, col) and c.row != TOTAL_ROW]
         unsure = [i for i in cells if not out[i].certain]
         known = sum(out[i].points for i in cells if out[i].certain)
-        before = {i: out[i].value for i in unsure if out[i].confidence >= rule.first}
+        before = {i: (out[i].value, out[i].confidence) for i in unsure}
         total_read_well = _confident_total(total)  # as read, before the cells lean on it
         out, agreeing = _rerank_joint(out, unsure, known, ti)
         if total_read_well:
-            out = _confirm(out, before, rule.posterior)
-        if not total.certain and total.confidence >= rule.first:
-            out = _confirm(out, {ti: total.value}, rule.posterior)  # the total: the same rule
+            out = _confirm(out, before, rule)
+        if not total.certain:  # the total: the same rule
+            out = _confirm(out, {ti: (total.value, total.confidence)}, rule)
         out = _confirm_total(out, cells, ti, first_total=total.value)
         if agreeing < 0.5 and total_read_well:
             if unsure:
@@ -336,13 +348,14 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
                    note=why, candidates=tuple(ranked))
 
 
-def _confirm(out: list[CellResult], before: dict[int, CellValue], posterior: float
-             ) -> list[CellResult]:
-    """Unsure cells whose first reading the total backs up beyond doubt become certain."""
+def _confirm(out: list[CellResult], before: dict[int, tuple[CellValue, float]],
+             rule: ConfirmRule) -> list[CellResult]:
+    """Unsure cells whose first reading (value, confidence) the total backs up beyond
+    doubt become certain."""
     out = list(out)
-    for i, first in before.items():
+    for i, (first, first_confidence) in before.items():
         c = out[i]
-        if c.value == first and c.confidence >= posterior:
+        if c.value == first and rule.confirms(first, first_confidence, c.confidence):
             out[i] = replace(c, certain=True, note=note("confirmed_by_total"))
     return out
 

@@ -22,7 +22,7 @@ def _column(tens: int) -> tuple[CellResult, ...]:
 
 
 def test_confirmations_beyond_the_first_rule_are_counted_and_judged() -> None:
-    strict, loose = ConfirmRule(0.999, 0.9), ConfirmRule(0.99, 0.8)
+    strict, loose = totals.STRICT, ConfirmRule(0.99, 0.8)
     right = {(0, 0, "nines"): 3, (0, 0, "tens"): 4, (0, 0, "total"): 7}
     wrong = {**right, (0, 0, "tens"): 6}  # the truth says 6: confirming 4 is an error
     a, b = totals.measure([(_column(4), right)], [strict, loose])
@@ -36,9 +36,12 @@ def test_confirmations_beyond_the_first_rule_are_counted_and_judged() -> None:
 def test_specs_are_parsed_or_explained() -> None:
     assert totals.PhotoSet.parse("mild:6:3940000") == totals.PhotoSet("mild", 6, 3940000)
     assert totals.PhotoSet.parse("mild:3:1:fonts").source == "fonts"
-    assert totals.parse_rule("0.995:0.8") == ConfirmRule(0.995, 0.8)
+    assert totals.parse_rule("0.995:0.8") == ConfirmRule(0.995, 0.8, 0.995, 0.8)
+    assert totals.parse_rule("0.995:0.8:0.999:0.9") == ConfirmRule()
     for bad in ("mild:6", "blurry:2:1", "mild:two:1"):
         with pytest.raises(argparse.ArgumentTypeError, match="LEVEL|number"):
             totals.PhotoSet.parse(bad)
     with pytest.raises(argparse.ArgumentTypeError, match="POSTERIOR:FIRST"):
         totals.parse_rule("0.995")
+    with pytest.raises(argparse.ArgumentTypeError, match="POSTERIOR:FIRST"):
+        totals.parse_rule("0.995:high")

@@ -276,6 +276,21 @@ def test_agreeing_confident_total_confirms_the_first_reading() -> None:
     assert out["tens"].confidence >= 0.995
 
 
+def test_a_total_confirms_a_strike_only_as_surely_as_it_could_be_a_forgotten_entry() -> None:
+    # A 1 read as struck adds up exactly when the player left that 1 out of the total, so
+    # the total that backs a strike read with 0.85 does not make it certain; a number read
+    # as surely and backed as well is.
+    cells = [_cell("nines", "x", 0.85, False, [(1, 0.15)]), _cell("tens", 4, 0.999, True),
+             _cell("total", 4, 0.999, True)]
+    out = _by_row(check_totals(cells))
+    assert out["nines"].value == "x" and out["nines"].confidence > 0.995
+    assert not out["nines"].certain
+    cells[0] = _cell("nines", 2, 0.85, False, [(1, 0.15)])
+    cells[2] = _cell("total", 6, 0.999, True)
+    out = _by_row(check_totals(cells))
+    assert out["nines"].value == 2 and out["nines"].certain
+
+
 def test_unsure_total_confirms_nothing() -> None:
     cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.97, False, [(10, 0.02)]),
              _cell("total", 7, 0.6, False, [(1, 0.3)])]
