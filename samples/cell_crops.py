@@ -19,8 +19,7 @@ from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
 
 MARGIN_PX = 15  # scan.cells.CELL_MARGIN_MM (1.5 mm) at scan.rectify.PX_PER_MM (10 px/mm)
 # Bump when the cells drawn for the same seed change (a training cache keys on it).
-CELLS_VERSION = 3  # 2: grid lines as dark in the red channel as photos show them;
-# 3: neighbours 1 mm away, a strike among them
+CELLS_VERSION = 2  # 2: grid lines as dark in the red channel as photos show them
 Entry = int | str | None
 
 
@@ -145,27 +144,6 @@ def _fade_one_end(before: np.ndarray, after: np.ndarray, ink_box: tuple[int, int
     return np.clip(before + ink * weight[None, :, None], 0, 255).astype(np.uint8)
 
 
-# Printed boxes are 1 mm apart (10 px here); between two sides' blocks a little more.
-NEIGHBOUR_GAP_PX = (10, 25)
-NEIGHBOUR_STRUCK = 0.4  # share of neighbours that are strikes, which often run over a line
-
-
-def _neighbours(page: np.ndarray, box: tuple[int, int, int, int], writer: Writer,
-                rng: np.random.Generator, each: float) -> None:
-    """Write into each of the four neighbouring boxes with probability `each`, as the
-    sheet's writer fills them: their ink reaches into this cell's crop when it spills
-    over a line, a strike drawn through its whole box most of all."""
-    x, y, bw, bh = box
-    for k in range(4):
-        if rng.random() >= each:
-            continue
-        gap = int(rng.integers(NEIGHBOUR_GAP_PX[0], NEIGHBOUR_GAP_PX[1] + 1)) if k < 2 else \
-            NEIGHBOUR_GAP_PX[0]
-        dx, dy = [(bw + gap, 0), (-bw - gap, 0), (0, bh + gap), (0, -bh - gap)][k]
-        entry: int | str = "x" if rng.random() < NEIGHBOUR_STRUCK else int(rng.integers(1, 100))
-        render_entry(page, (x + dx, y + dy, bw, bh), entry, writer, rng)
-
-
 def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
                harsh: bool = False, box_size: tuple[int, int] | None = None,
                allowed: tuple[int, ...] | None = None, spill: float = 0.0,
@@ -184,7 +162,9 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     page = _paper(rng, (bh + 2 * pad, bw + 2 * pad))
     box = (pad, pad, bw, bh)
     _grid(page, box, rng)
-    _neighbours(page, box, writer, rng, 0.5 if spilling else 0.25)
+    if rng.random() < (0.5 if spilling else 0.15):  # a neighbour's ink may reach in
+        dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 10), (0, -bh - 10)][int(rng.integers(4))]
+        render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 100)), writer, rng)
     if entry is not None:
         before = page.copy() if faint > 0 else None
         ink_box = render_entry(page, box, entry, writer, rng)
