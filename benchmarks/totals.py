@@ -104,12 +104,11 @@ def read_all(paths: Sequence[Path], jobs: int) -> list[Sheet]:
 
 
 def measure(sheets: Sequence[Sheet], rules: Sequence[ConfirmRule]) -> list[dict[str, Any]]:
-    base = rules[0]
+    firsts = [check_totals(cells, rules[0]) for cells, _ in sheets]  # compared against
     out = []
     for rule in rules:
         flagged = silent = made = made_wrong = 0
-        for cells, want in sheets:
-            first = check_totals(cells, base)
+        for (cells, want), first in zip(sheets, firsts, strict=True):
             checked = check_totals(cells, rule)
             for a, c in zip(first, checked, strict=True):
                 key = (c.side, c.column, c.row)

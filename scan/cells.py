@@ -34,8 +34,7 @@ TOTAL_RIGHT = 0.9
 # totals are rare and spread over many numbers, so this is small (and kept conservative).
 WRONG_TOTAL_SHARE = 0.01
 # Posterior a reading needs, with an agreeing total, to count as confirmed, and what the
-# recognizer must have given it on its own. WRONG_TOTAL_SHARE gives any one wrong number
-# 1%, several times what a mis-add makes of it.
+# recognizer must have given it on its own (benchmarks.totals measures the rule).
 CONFIRMED = 0.995
 CONFIRM_FROM = 0.8
 # A total cannot tell a strike (or an empty cell) from an entry the player forgot to add:

@@ -363,11 +363,10 @@ def _allowed_mask(allowed: tuple[int, ...] | None, total_cap: int | None = None
                   ) -> np.ndarray:
     """The numbers a row allows (1-999, or 1-`total_cap`, for a written total), as a mask
     over 0-999."""
+    mask = np.zeros(1000, bool)
     if allowed is None:
-        mask = np.zeros(1000, bool)
         mask[1:1000 if total_cap is None else min(total_cap, 999) + 1] = True
     else:
-        mask = np.zeros(1000, bool)
         mask[[v for v in allowed if 0 < v < 1000]] = True
     mask.flags.writeable = False  # shared between calls
     return mask
