@@ -766,8 +766,7 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
     wb = np.array(plan.white_balance, np.float32)
     bright = float(np.percentile((img[::16, ::16] * wb).max(axis=2), 98))
     gains = wb * np.float32(rng.uniform(225, 250) / max(bright, 1.0))
-    scalar = (float(gains[0]), float(gains[1]), float(gains[2]), 0.0)
-    img = cv2.multiply(img, scalar)  # type: ignore[call-overload]  # (stubs: arrays only)
+    img = img * gains  # (numpy, not cv2.multiply: stub versions disagree on Scalars)
     if plan.glare[0]:
         img = _glare(img, plan)
     # Lens: focus blur (more towards the far edge), then the shake of the hand.
@@ -778,8 +777,7 @@ def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:
         img = cv2.filter2D(img, -1, _motion_kernel(*plan.motion))
     # Sensor: shot noise grows with the signal; chroma noise is coarser than luma noise.
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-    amp = cv2.sqrt(cv2.max(grey, 0.0)  # type: ignore[call-overload]  # (a Scalar, as above)
-                   * np.float32(1 / 128) + np.float32(0.1))
+    amp = np.sqrt(np.maximum(grey, np.float32(0)) * np.float32(1 / 128) + np.float32(0.1))
     # (numpy's generator, not cv2.randn: cv2's global RNG would break reproducibility)
     luma = rng.standard_normal((h, w), dtype=np.float32)
     luma *= amp * np.float32(plan.noise)

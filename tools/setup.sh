@@ -27,4 +27,4 @@ echo "== installing escalero into .venv"
 # Some machines' pip configs name local mirrors that may be absent; those warnings are noise.
 quiet() { "$@" 2>&1 | (grep -v "^WARNING: Location" || true); }
 quiet .venv/bin/python -m pip install -q --upgrade pip
-quiet .venv/bin/python -m pip install -q -e ".[dev]"
+quiet .venv/bin/python -m pip install -q -c tools/constraints.txt -e ".[dev]"
