@@ -148,8 +148,8 @@ TIMINGS = "_timings"  # the in-process scanner's stage times, beside the scan JS
 REGISTRATION = ("markers", "qr", "outline", "layout", "infer", "place", "rectify", "grid")
 
 
-def scanner_for(recognizer: str, adapt: bool, members: int | None = None
-                ) -> tuple[Scanner, str]:
+def scanner_for(recognizer: str, adapt: bool, members: int | None = None,
+                row_priors: bool = True) -> tuple[Scanner, str]:
     """The in-process scanner if scan.pipeline exists, else the `escalero scan` command.
     `adapt` has no default here: ScanOptions.adapt's is the product's, --adapt the bench's."""
     try:
@@ -167,7 +167,7 @@ def scanner_for(recognizer: str, adapt: bool, members: int | None = None
 
         return run_cli, f"`escalero scan` command (scan.pipeline not importable: {err})"
 
-    options = ScanOptions(recognizer=recognizer, adapt=adapt)
+    options = ScanOptions(recognizer=recognizer, adapt=adapt, row_priors=row_priors)
     reader = None
     if members is not None and recognizer == "default":
         from escalero.scan.recognize import DigitModelRecognizer
@@ -500,6 +500,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--adapt", action="store_true",
                    help="read with the per-sheet adaptation (scan/adapt.py, off by default), "
                         "to compare")
+    p.add_argument("--no-row-priors", dest="row_priors", action="store_false",
+                   help="weigh readings by the training cells' mix, not by each row's "
+                        "(scan/models/row_priors.json), to compare")
     return p
 
 
@@ -524,7 +527,8 @@ def main(argv: list[str] | None = None) -> int:
     details: dict[str, list[dict[str, Any]]] = {}
     notes = []
     for rec in recognizers:
-        scanner, how = scanner_for(rec, adapt=args.adapt, members=args.members)
+        scanner, how = scanner_for(rec, adapt=args.adapt, members=args.members,
+                                   row_priors=args.row_priors)
         subset = paths[: args.n_tesseract] if rec == "tesseract" else paths
         outcomes = scan_all(subset, scanner, rec)
         results[rec] = summary(outcomes, decode)
@@ -540,13 +544,14 @@ def main(argv: list[str] | None = None) -> int:
               f"photos {args.megapixels or '2-12'} MP, "
               f"{args.players or '2-5 (random)'} sides"
               f"{', with adaptation' if args.adapt else ''}"
+              f"{', without row priors' if not args.row_priors else ''}"
               f"{f', {args.members} network(s)' if args.members else ''}")
     print(format_table(results))
     print("\n".join(notes))
     if args.json:
         meta = {"level": args.level, "seed": None if args.photos else seed,
                 "players": args.players, "source": args.source, "photos": len(paths),
-                "adapt": args.adapt, **run_facts()}
+                "adapt": args.adapt, "row_priors": args.row_priors, **run_facts()}
         args.json.write_text(json.dumps({"meta": meta, "summary": results, "photos": details},
                                         indent=1,
                                         default=str) + "\n", encoding="utf-8")

@@ -54,18 +54,37 @@ def random_entry(rng: np.random.Generator) -> tuple[Entry, tuple[int, ...] | Non
     return int(rng.choice(allowed)), allowed
 
 
+# training_entry's mixture: empty, struck, a value of a random row, a uniform 1-3 digit number
+TRAIN_EMPTY, TRAIN_STRUCK, TRAIN_ROW_VALUE = 0.13, 0.15, 0.27
+
+
 def training_entry(rng: np.random.Generator) -> Entry:
     """Entries for training: row values, struck, empty and uniform 1-3 digit numbers."""
     u = rng.random()
-    if u < 0.13:
+    if u < TRAIN_EMPTY:
         return None
-    if u < 0.28:
+    if u < TRAIN_EMPTY + TRAIN_STRUCK:
         return "x"
-    if u < 0.55:
+    if u < TRAIN_EMPTY + TRAIN_STRUCK + TRAIN_ROW_VALUE:
         sets = row_value_sets()
         return int(rng.choice(sets[int(rng.integers(len(sets)))]))
     n = int(rng.integers(1, 4))
     return int(rng.integers(10 ** (n - 1) if n > 1 else 1, 10**n))
+
+
+def training_entry_share(entry: Entry) -> float:
+    """How often training_entry draws `entry`: the prior the digit model learned."""
+    if entry is None:
+        return TRAIN_EMPTY
+    if entry == "x":
+        return TRAIN_STRUCK
+    if not isinstance(entry, int) or not 1 <= entry <= 999:
+        return 0.0
+    sets = row_value_sets()
+    in_rows = sum(1.0 / len(s) for s in sets if entry in s) / len(sets)
+    uniform = 1.0 - TRAIN_EMPTY - TRAIN_STRUCK - TRAIN_ROW_VALUE
+    digits = len(str(entry))
+    return TRAIN_ROW_VALUE * in_rows + uniform / 3 / (9 * 10 ** (digits - 1))
 
 
 def random_box(rng: np.random.Generator) -> tuple[int, int]:

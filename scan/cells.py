@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+from escalero.scan import digit_model
 from escalero.scan.geometry import SheetGeometry
 from escalero.scan.grid import SnappedSlot
 from escalero.scan.notes import Note, note
@@ -106,7 +107,9 @@ def cut_crops(page: np.ndarray | Rectified, snapped: Sequence[SnappedSlot],
         if s.slot.is_total:
             crops.append(CellCrop(image, None, box_px, total_cap))
         else:
-            crops.append(CellCrop(image, tuple(rules.row(s.slot.row).allowed), box_px))
+            allowed = tuple(rules.row(s.slot.row).allowed)
+            crops.append(CellCrop(image, allowed, box_px,
+                                  row=digit_model.row_key(s.slot.row, allowed)))
     return crops
 
 

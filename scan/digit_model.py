@@ -30,6 +30,9 @@ HEAD_OFFSET = {1: 6, 2: 16, 3: 36}  # first logit of the digit heads for each le
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_PATH = MODEL_DIR / "digits.onnx"
 CALIBRATION_PATH = MODEL_DIR / "digits.json"
+# Per row, how much likelier each written reading is there than in the training cells
+# (tools/row_priors.py); decode weighs a cell's written mass by it (label shift).
+ROW_PRIORS_PATH = MODEL_DIR / "row_priors.json"
 # Prior weight of a number the row does not allow: writing one is rare but happens, and the
 # mass it draws keeps a cell from being read "certainly" as the nearest allowed value.
 OUT_OF_ROW_PRIOR = 0.05
@@ -317,11 +320,13 @@ MAX_NUMBERS = 48
 
 
 def decode(scores: CellScores, allowed: tuple[int, ...] | None,
-           total_cap: int | None = None) -> Decoded:
+           total_cap: int | None = None, weights: RowWeights | None = None) -> Decoded:
     """Rank the readings a cell may hold; numbers the row does not allow only draw mass.
 
     `allowed=None` (written totals) allows every number 1-999, or 1-`total_cap`: a total
     above the most its column can add up to is a misreading far more often than a sum.
+    `weights` (row_weights) shifts the written mass, struck or an allowed number, from the
+    training cells' prior to the row's; the empty reading and the rest keep their mass.
     """
     nums = scores.numbers
     mask = _allowed_mask(allowed, total_cap)
@@ -331,6 +336,12 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None,
     p_empty, p_struck = np.exp(scores.empty - top), np.exp(scores.struck - top)
     p_other = float(p_nums[~mask].sum()) * OUT_OF_ROW_PRIOR
     p_allowed = p_nums * mask
+    if weights is not None:
+        written = p_struck + float(p_allowed.sum())
+        shifted = p_struck * weights.struck + float(p_allowed @ weights.numbers)
+        if shifted > 0.0:
+            p_struck = p_struck * weights.struck * written / shifted
+            p_allowed = p_allowed * weights.numbers * (written / shifted)
     total = p_empty + p_struck + float(p_allowed.sum()) + p_other
     best = _most_likely(p_allowed, _allowed_index(allowed, total_cap))
     cands: list[tuple[int | str | None, float]] = [(None, p_empty / total),
@@ -370,6 +381,42 @@ def _allowed_mask(allowed: tuple[int, ...] | None, total_cap: int | None = None
         mask[[v for v in allowed if 0 < v < 1000]] = True
     mask.flags.writeable = False  # shared between calls
     return mask
+
+
+@dataclass(frozen=True)
+class RowWeights:
+    """A row's prior over its written readings relative to the training cells' prior (only
+    ratios count): `struck`, and `numbers` over 0-999 (1 where the table says nothing)."""
+
+    struck: float
+    numbers: np.ndarray
+
+
+def row_key(row_id: str, allowed: tuple[int, ...]) -> str:
+    """A row in row_priors.json: its id and values ("nines:1,2,3,4,5"); a variant that
+    changes a row's values makes it another row."""
+    return f"{row_id}:{','.join(str(v) for v in allowed)}"
+
+
+@lru_cache(maxsize=4)
+def _row_prior_table(path: Path) -> dict[str, dict[str, float]]:
+    if not path.exists():
+        return {}
+    return dict(json.loads(path.read_text(encoding="utf-8"))["weights"])
+
+
+@lru_cache(maxsize=256)
+def row_weights(key: str | None, path: Path = ROW_PRIORS_PATH) -> RowWeights | None:
+    """The weights of row `key` (row_key), or None where the table has no such row."""
+    table = _row_prior_table(path).get(key) if key is not None else None
+    if not table:
+        return None
+    numbers = np.ones(1000)
+    for reading, w in table.items():
+        if reading != "x":
+            numbers[int(reading)] = float(w)
+    numbers.flags.writeable = False  # shared between calls
+    return RowWeights(float(table.get("x", 1.0)), numbers)
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,10 @@ class ScanOptions:
     # Re-read unsure cells against the sheet's certain ones (scan.adapt). Off by default: on
     # fresh sets it made 5 of 394 cells certain and wrong (writers with two shapes of a digit).
     adapt: bool = False
+    # Weigh each cell's readings by how often its row holds them (scan/models/
+    # row_priors.json) rather than by the training cells' mix (benchmarks.scan
+    # --no-row-priors measures without).
+    row_priors: bool = True
 
 
 @dataclass(frozen=True)
@@ -207,6 +211,8 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         snapped = _snap(rect, geom, source)
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect, snapped, geom)
+        if not options.row_priors:
+            crops = [replace(c, row=None) for c in crops]
         if is_red_ink(crops):  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
             crops = drop_grid_by_shade(crops)

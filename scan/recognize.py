@@ -39,6 +39,9 @@ class CellCrop:
     # A written total (allowed None): numbers above this only draw mass, as a row's
     # disallowed values do. None: every number up to 999 is a total's reading.
     total_cap: int | None = None
+    # The row (digit_model.row_key): its entries' shares weigh the readings. None: the
+    # network's own prior (written totals, or ScanOptions.row_priors off).
+    row: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,9 +121,19 @@ class DigitModelRecognizer:
             logits.reshape(len(crops), digit_model.N_OUT), cal.temperature)
         for i, c in enumerate(crops):
             scores = digit_model.CellScores(float(empty[i]), float(struck[i]), numbers[i])
-            ranked = digit_model.decode(scores, c.allowed, c.total_cap).ranked
-            out.append(CellReading.from_ranked(ranked, cal.threshold(c.allowed, ranked[0][0])))
+            out.append(self._decode(scores, c))
         return out, feats
+
+    def _decode(self, scores: digit_model.CellScores, crop: CellCrop) -> CellReading:
+        """A cell's reading. The row's prior (digit_model.row_weights) weighs only cells the
+        network is unsure of: the accept threshold was fitted without it, and a reading the
+        network is sure of keeps its probability for the totals check and the payout."""
+        threshold = self.calibration.threshold
+        ranked = digit_model.decode(scores, crop.allowed, crop.total_cap).ranked
+        weights = digit_model.row_weights(crop.row)
+        if weights is not None and ranked[0][1] < threshold(crop.allowed, ranked[0][0]):
+            ranked = digit_model.decode(scores, crop.allowed, crop.total_cap, weights).ranked
+        return CellReading.from_ranked(ranked, threshold(crop.allowed, ranked[0][0]))
 
 
 RECOGNIZERS = ("default", "tesseract")

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
-from escalero.scan.digit_model import HEAD_OFFSET, N_OUT, decode, score_cell
-from escalero.scan.recognize import CellReading
+from escalero.scan.digit_model import (
+    HEAD_OFFSET,
+    N_OUT,
+    CellScores,
+    RowWeights,
+    decode,
+    row_key,
+    row_weights,
+    score_cell,
+)
+from escalero.scan.recognize import CellCrop, CellReading, DigitModelRecognizer
 
 SURE, UNSURE = 9.0, 2.0
 
@@ -137,3 +148,80 @@ def test_a_batch_is_scored_as_each_cell_alone() -> None:
         assert (one.empty, one.struck) == (empty[i], struck[i])
         np.testing.assert_array_equal(one.numbers, numbers[i])
     assert score_cells(np.zeros((0, N_OUT)))[2].shape == (0, 1000)
+
+
+def _weights(struck: float, numbers: dict[int, float]) -> RowWeights:
+    arr = np.ones(1000)
+    for v, w in numbers.items():
+        arr[v] = w
+    return RowWeights(struck, arr)
+
+
+NINES = (1, 2, 3, 4, 5)
+
+
+def test_row_weights_move_the_written_mass_and_nothing_else() -> None:
+    # A cell the network calls struck (0.7) or 1 (0.2), with some empty and 7 (no Neuner).
+    z = np.zeros(N_OUT)
+    z[:3] = np.log([0.05, 0.7, 0.25])
+    z[3] = 5.0
+    z[HEAD_OFFSET[1] + 1], z[HEAD_OFFSET[1] + 7] = 2.0, 0.0
+    scores = score_cell(z)
+    plain = dict(decode(scores, NINES).ranked)
+    shifted = dict(decode(scores, NINES, weights=_weights(0.1, {1: 1.0})).ranked)
+    assert max(plain, key=plain.__getitem__) == "x"
+    assert max(shifted, key=shifted.__getitem__) == 1
+    assert shifted[None] == pytest.approx(plain[None])  # the empty reading keeps its mass
+    written = [v for v in plain if v is not None]
+    assert sum(shifted[v] for v in written) == pytest.approx(sum(plain[v] for v in written))
+    # Bayes' rule: the odds of struck against 1 are the network's times the weights' ratio.
+    assert shifted["x"] / shifted[1] == pytest.approx(plain["x"] / plain[1] * 0.1)
+
+
+def test_equal_weights_change_nothing() -> None:
+    scores = score_cell(logits("number", "13", second={1: "8"}))
+    plain = decode(scores, ACES).ranked
+    even = decode(scores, ACES, weights=_weights(3.0, dict.fromkeys(ACES, 3.0))).ranked
+    assert [v for v, _ in even] == [v for v, _ in plain]
+    assert [p for _, p in even] == pytest.approx([p for _, p in plain])
+
+
+def test_every_row_of_every_ruleset_has_weights_for_all_its_readings() -> None:
+    from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
+
+    rulesets = [get_ruleset("escalero", ()), get_ruleset("generala", ()),
+                *(get_ruleset("escalero", (v,)) for v in ESCALERO_VARIANTS)]
+    for rules in rulesets:
+        for row in rules.rows:
+            w = row_weights(row_key(row.id, tuple(row.allowed)))
+            assert w is not None, row.id
+            assert w.struck > 0 and all(w.numbers[v] > 0 for v in row.allowed)
+    assert row_weights(None) is None and row_weights("no_such_row:1") is None
+
+
+
+def _nines_cell() -> CellCrop:
+    return CellCrop(np.zeros((1, 1, 3), np.uint8), NINES, row=row_key("nines", NINES))
+
+
+def _struck_or_1(p_struck: float) -> CellScores:
+    z = np.full(N_OUT, -30.0)
+    z[1], z[2] = np.log(p_struck), np.log(1 - p_struck)
+    z[3] = 0.0
+    z[HEAD_OFFSET[1] + 1] = 0.0
+    return score_cell(z)
+
+
+def test_the_row_prior_decides_only_cells_the_network_is_unsure_of() -> None:
+    reader = DigitModelRecognizer()
+    accept = reader.calibration.accept
+    cell = _nines_cell()
+    # Unsure between struck and 1 (0.8 : 0.2): in the Neuner row the 1 wins.
+    unsure = reader._decode(_struck_or_1(0.8), cell)
+    assert unsure.value == 1
+    assert reader._decode(_struck_or_1(0.8), replace(cell, row=None)).value == "x"
+    # Sure it is struck: the reading and its probability are the network's own.
+    p = (1 + accept) / 2
+    sure = reader._decode(_struck_or_1(p), cell)
+    assert sure.value == "x" and sure.certain
+    assert sure.confidence == pytest.approx(p, abs=1e-6)
