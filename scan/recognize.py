@@ -11,7 +11,7 @@ probability away from the allowed readings, so the cell comes back uncertain ins
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -126,14 +126,18 @@ class DigitModelRecognizer:
 
     def _decode(self, scores: digit_model.CellScores, crop: CellCrop) -> CellReading:
         """A cell's reading. The row's prior (digit_model.row_weights) weighs only cells the
-        network is unsure of: the accept threshold was fitted without it, and a reading the
-        network is sure of keeps its probability for the totals check and the payout."""
+        network is unsure of, and never makes one certain: the accept threshold was fitted
+        without it, and what a row usually holds is no evidence of this cell's ink. It
+        ranks the readings and gives the totals check and the payout their probabilities;
+        a written total that agrees can then confirm the reading."""
         threshold = self.calibration.threshold
         ranked = digit_model.decode(scores, crop.allowed, crop.total_cap).ranked
+        reading = CellReading.from_ranked(ranked, threshold(crop.allowed, ranked[0][0]))
         weights = digit_model.row_weights(crop.row)
-        if weights is not None and ranked[0][1] < threshold(crop.allowed, ranked[0][0]):
-            ranked = digit_model.decode(scores, crop.allowed, crop.total_cap, weights).ranked
-        return CellReading.from_ranked(ranked, threshold(crop.allowed, ranked[0][0]))
+        if weights is None or reading.certain:
+            return reading
+        ranked = digit_model.decode(scores, crop.allowed, crop.total_cap, weights).ranked
+        return replace(CellReading.from_ranked(ranked, 1.0), certain=False)
 
 
 RECOGNIZERS = ("default", "tesseract")

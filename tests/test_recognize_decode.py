@@ -218,7 +218,10 @@ def test_the_row_prior_decides_only_cells_the_network_is_unsure_of() -> None:
     cell = _nines_cell()
     # Unsure between struck and 1 (0.8 : 0.2): in the Neuner row the 1 wins.
     unsure = reader._decode(_struck_or_1(0.8), cell)
-    assert unsure.value == 1
+    assert unsure.value == 1 and not unsure.certain
+    # Nor does the prior make a reading certain: only the network or a written total can.
+    tipped = reader._decode(_struck_or_1((1 - accept) * 3), cell)
+    assert tipped.value == 1 and tipped.confidence >= accept and not tipped.certain
     assert reader._decode(_struck_or_1(0.8), replace(cell, row=None)).value == "x"
     # Sure it is struck: the reading and its probability are the network's own.
     p = (1 + accept) / 2
