@@ -149,9 +149,10 @@ REGISTRATION = ("markers", "qr", "outline", "layout", "infer", "place", "rectify
 
 
 def scanner_for(recognizer: str, adapt: bool, members: int | None = None,
-                row_priors: bool = True) -> tuple[Scanner, str]:
+                *, row_priors: bool) -> tuple[Scanner, str]:
     """The in-process scanner if scan.pipeline exists, else the `escalero scan` command.
-    `adapt` has no default here: ScanOptions.adapt's is the product's, --adapt the bench's."""
+    `adapt` and `row_priors` have no default here: ScanOptions' are the product's, --adapt
+    and --row-priors the bench's."""
     try:
         from escalero.scan.pipeline import ScanOptions, scan_photo
     except ImportError as err:
@@ -500,9 +501,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--adapt", action="store_true",
                    help="read with the per-sheet adaptation (scan/adapt.py, off by default), "
                         "to compare")
-    p.add_argument("--no-row-priors", dest="row_priors", action="store_false",
-                   help="weigh readings by the training cells' mix, not by each row's "
-                        "(scan/models/row_priors.json), to compare")
+    p.add_argument("--row-priors", action="store_true",
+                   help="weigh unsure cells by what their row holds (scan/models/"
+                        "row_priors.json, off by default), to compare")
     return p
 
 
@@ -544,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
               f"photos {args.megapixels or '2-12'} MP, "
               f"{args.players or '2-5 (random)'} sides"
               f"{', with adaptation' if args.adapt else ''}"
-              f"{', without row priors' if not args.row_priors else ''}"
+              f"{', with row priors' if args.row_priors else ''}"
               f"{f', {args.members} network(s)' if args.members else ''}")
     print(format_table(results))
     print("\n".join(notes))

@@ -39,11 +39,14 @@ def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]]
 
 def _floored(dist: list[tuple[Any, float]], eps: float) -> list[tuple[Any, float]]:
     """The best reading keeps at most 1 - eps; the others share the rest as they stand
-    (or, when they hold nothing, the rest is left to the row's other readings)."""
+    (or, when they hold nothing, the rest is left to the row's other readings). Mass the
+    readings do not hold (numbers the row does not allow) stays unheld: a cell that looks
+    like a 90 in the Poker row is not a surer 40 for it."""
     total = sum(p for _, p in dist)
     if total <= 0:
         return []
-    dist = sorted(((v, p / total) for v, p in dist), key=lambda a: -a[1])
+    scale = 1.0 / total if total > 1.0 else 1.0
+    dist = sorted(((v, p * scale) for v, p in dist), key=lambda a: -a[1])
     top_v, top_p = dist[0]
     if top_p <= 1.0 - eps:
         return dist

@@ -76,10 +76,12 @@ class ScanOptions:
     # Re-read unsure cells against the sheet's certain ones (scan.adapt). Off by default: on
     # fresh sets it made 5 of 394 cells certain and wrong (writers with two shapes of a digit).
     adapt: bool = False
-    # Weigh each cell's readings by how often its row holds them (scan/models/
-    # row_priors.json) rather than by the training cells' mix (benchmarks.scan
-    # --no-row-priors measures without).
-    row_priors: bool = True
+    # Weigh unsure cells' readings by how often their row holds them (scan/models/
+    # row_priors.json) rather than by the training cells' mix. Off by default: on five
+    # fresh sets it flagged 2-5% fewer cells and left one more sheet with a silent error
+    # (an Asse strike read as 6, raised to 0.984, confirmed by a total misread the same
+    # way); benchmarks.scan --row-priors measures with it.
+    row_priors: bool = False
 
 
 @dataclass(frozen=True)

@@ -221,13 +221,18 @@ def _reading_order(key: CellKey, sheet: Sheet) -> tuple[int, int, int]:
 def _with_rest(pairs: Sequence[tuple[CellValue, float]], allowed: Sequence[int]
                ) -> list[tuple[CellValue, float]]:
     """A belief's readings, plus the row's unlisted readings sharing evenly what the listed
-    ones leave (a doubted reading can leave half of the mass to them)."""
+    ones leave (a doubted reading can leave half of the mass to them). When every reading
+    is listed, what they leave is shared by all of them evenly: a cell whose ink fits none
+    of the row's readings well says little about which of them it holds."""
     out = list(pairs)
     listed = {v for v, _ in out}
     rest = max(0.0, 1.0 - sum(p for _, p in out))
-    others = [v for v in (*allowed, "x", None) if v not in listed]
+    readings = (*allowed, "x", None)
+    others = [v for v in readings if v not in listed]
     if rest > 0 and others:
         out += [(v, rest / len(others)) for v in others]
+    elif rest > 0:
+        out = [(v, p + rest / len(readings)) if v in readings else (v, p) for v, p in out]
     return out
 
 

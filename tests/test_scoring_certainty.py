@@ -305,3 +305,16 @@ def test_a_total_that_adds_up_with_another_reading_keeps_the_payout_open() -> No
     assert not result.certain
     assert result.deciding == (grande.key,)
     assert result.confidence == pytest.approx(_brute(sheet, [grande]))
+
+
+def test_a_cell_that_fits_none_of_its_readings_keeps_the_payout_open() -> None:
+    # A's Grande in column I lists all four readings the row has (50, 80, struck, empty),
+    # and together they hold 2% of the mass: the ink looks like no Grande entry. 50 is the
+    # likeliest of them, but the 98% they leave is spread over all four, so the payout
+    # stays open (struck or empty: B wins column I).
+    sheet = _sheet([[A, A, A], [B, B, B]])
+    grande = CellBelief(0, 0, "grande",
+                        ((50, 0.017), (80, 0.001), ("x", 0.001), (None, 0.001)))
+    result = payout_certainty(sheet, [grande], [grande.key])
+    assert not result.certain
+    assert result.confidence == pytest.approx(0.018 + 0.98 / 2)  # 50 or 80: A takes I
