@@ -78,7 +78,7 @@ class ScanOptions:
     adapt: bool = False
     # Weigh unsure cells' readings by how often their row holds them (scan/models/
     # row_priors.json) rather than by the training cells' mix. Off by default: on five
-    # fresh sets it flagged 2-5% fewer cells and left one more sheet with a silent error
+    # fresh sets it flagged 2-7% fewer cells and left one more sheet with a silent error
     # (an Asse strike read as 6, raised to 0.984, confirmed by a total misread the same
     # way); benchmarks.scan --row-priors measures with it.
     row_priors: bool = False

@@ -7,7 +7,8 @@ Model (docs/sheet-json.md, "Payout certainty"):
   has its own distribution over readings (a scanner gives one for every cell, with a small
   error left even on the ones it calls certain); a cell without one is taken as written,
   exactly (a person typed or confirmed it). Readings a belief does not list share what the
-  listed ones leave, evenly over the other readings the row allows.
+  listed ones leave, evenly over the other readings the row allows (over all of them when
+  it lists every one: ink that fits none of the row's readings says little about which).
 - A side's column sum is the convolution of its cells' point distributions.
 - A written total weighs in by its whole reading distribution: it is the true sum with
   probability TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE each). A

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from escalero.scan.cells import CellResult
-from escalero.scan.payout import beliefs
+from escalero.scan.payout import UNHELD, beliefs
 
 
 def _cell(candidates: tuple, certain: bool = False) -> CellResult:
@@ -13,12 +13,15 @@ def _cell(candidates: tuple, certain: bool = False) -> CellResult:
                       (0.0, 0.0, 10.0, 8.0), candidates=candidates)
 
 
-def test_mass_outside_the_row_stays_unheld() -> None:
+def test_mass_outside_the_row_stays_partly_unheld() -> None:
     # A 40 written with a closed 4 reads as 90 (no Poker value): the row's readings hold
-    # 2% of the mass. They are not scaled up to 100%, which would make a sure 40 of it.
+    # 2% of the mass. Scaled up to 100% it would be a sure 40; UNHELD of it stays doubt.
     belief = beliefs([_cell(((40, 0.019), (45, 0.0005), ("x", 0.0005)))], (), 1e-3, 1e-2)[0]
-    assert dict(belief.distribution)[40] == pytest.approx(0.019)
-    assert sum(p for _, p in belief.distribution) == pytest.approx(0.02)
+    assert dict(belief.distribution)[40] == pytest.approx(0.95 * (1 - UNHELD))
+    assert sum(p for _, p in belief.distribution) == pytest.approx(1 - UNHELD)
+    # A cell whose readings hold nearly all of it leaves only what they leave.
+    sure = beliefs([_cell(((40, 0.97), (45, 0.02)))], (), 1e-3, 1e-2)[0]
+    assert sum(p for _, p in sure.distribution) == pytest.approx(0.99)
 
 
 def test_a_certain_reading_keeps_the_measured_error() -> None:
