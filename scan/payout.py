@@ -18,9 +18,9 @@ from escalero.scoring.certainty import CellBelief, PayoutCertainty, payout_certa
 from escalero.scoring.model import TOTAL_ROW, Sheet
 
 DOUBTED_WEIGHT: Final = 0.5  # what a rule-doubted reading keeps of its probability
-# The most of a cell's mass outside its row's readings that stays doubt: on 360 bench sheets
-# the likeliest of the row's readings was wrong on 10 of the 207 cells whose row readings held
-# under 80% of the mass (seeds 3810000 / 3830000 / 3840000).
+# The most of an unsure cell's mass outside its row's readings that stays doubt: on 360
+# bench sheets the likeliest of the row's readings was wrong on 10 of the 207 cells whose
+# row readings held under 80% of the mass (seeds 3810000 / 3830000 / 3840000).
 UNHELD: Final = 0.05
 LEAST: Final = 1e-6  # readings below this are left to the even spread over the rest
 SHOWN_READINGS: Final = 6  # readings per cell in the scan JSON ("readings")
@@ -33,7 +33,8 @@ def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]]
     for c in raw:
         key = (c.side, c.column, c.row)
         eps = certain_error_total if c.row == TOTAL_ROW else certain_error
-        dist = _floored(candidates(c), eps)
+        # A certain reading's doubt is the error measured for certain readings (eps).
+        dist = _floored(candidates(c), eps, 0.0 if c.certain else UNHELD)
         if key in doubted:
             dist = [(v, p * DOUBTED_WEIGHT) for v, p in dist]
         out.append(CellBelief(c.side, c.column, c.row,
@@ -41,16 +42,17 @@ def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]]
     return out
 
 
-def _floored(dist: list[tuple[Any, float]], eps: float) -> list[tuple[Any, float]]:
+def _floored(dist: list[tuple[Any, float]], eps: float, most_unheld: float
+             ) -> list[tuple[Any, float]]:
     """The best reading keeps at most 1 - eps; the others share the rest as they stand
     (or, when they hold nothing, the rest is left to the row's other readings). Of the
-    mass the readings do not hold (numbers the row does not allow), up to UNHELD stays
-    unheld, left to all of the row's readings alike: a 40 whose closed 4 reads as 90 in the
-    Poker row is most likely a 40, but not a sure one."""
+    mass the readings do not hold (numbers the row does not allow), up to `most_unheld`
+    stays unheld, left to all of the row's readings alike: a 40 whose closed 4 reads as 90
+    in the Poker row is most likely a 40, but not a sure one."""
     total = sum(p for _, p in dist)
     if total <= 0:
         return []
-    unheld = min(max(0.0, 1.0 - total), UNHELD)
+    unheld = min(max(0.0, 1.0 - total), most_unheld)
     dist = sorted(((v, p / total * (1.0 - unheld)) for v, p in dist), key=lambda a: -a[1])
     top_v, top_p = dist[0]
     if top_p <= 1.0 - eps:

@@ -20,8 +20,11 @@ def test_mass_outside_the_row_stays_partly_unheld() -> None:
     assert dict(belief.distribution)[40] == pytest.approx(0.95 * (1 - UNHELD))
     assert sum(p for _, p in belief.distribution) == pytest.approx(1 - UNHELD)
     # A cell whose readings hold nearly all of it leaves only what they leave.
-    sure = beliefs([_cell(((40, 0.97), (45, 0.02)))], (), 1e-3, 1e-2)[0]
-    assert sum(p for _, p in sure.distribution) == pytest.approx(0.99)
+    nearly = beliefs([_cell(((40, 0.97), (45, 0.02)))], (), 1e-3, 1e-2)[0]
+    assert sum(p for _, p in nearly.distribution) == pytest.approx(0.99)
+    # A certain reading's doubt is the error measured for certain readings, nothing more.
+    sure = beliefs([_cell(((40, 0.99), (46, 0.0)), certain=True)], (), 1e-3, 1e-2)[0]
+    assert dict(sure.distribution)[40] == pytest.approx(1 - 1e-3)
 
 
 def test_a_certain_reading_keeps_the_measured_error() -> None:
