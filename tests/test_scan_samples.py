@@ -87,3 +87,17 @@ def test_debug_on_a_refused_photo_says_what_was_found_and_which_stage_refused(
     h, w = cv2.imread(str(photo)).shape[:2]
     assert overlay is not None  # the photo (scaled down), with what was found drawn on it
     assert abs(overlay.shape[1] / overlay.shape[0] - w / h) < 0.01
+
+
+def test_row_priors_change_only_what_the_network_was_unsure_of() -> None:
+    # ScanOptions(row_priors=True) weighs unsure cells only and never makes one certain by
+    # itself: the readings the network was sure of come out the same, and no reading
+    # becomes certain before the written totals weigh in.
+    photo = PHOTOS[1]
+    plain = scan_photo(photo, ScanOptions()).unchecked
+    weighed = scan_photo(photo, ScanOptions(row_priors=True)).unchecked
+    assert [c.certain for c in plain] == [c.certain for c in weighed]
+    for a, b in zip(plain, weighed, strict=True):
+        if a.certain:
+            assert (a.value, a.confidence) == (b.value, b.confidence)
+    assert any(a.candidates != b.candidates for a, b in zip(plain, weighed, strict=True))

@@ -162,9 +162,16 @@ async function showResult(result) {
     rules, sheet, review: result.review, written: true, onChange: changed,
     nameCrops: result.name_crops || {},
     onFocus: (k, flag) => showPanel(k, flag) });
+  $("settle-status").textContent = "";  // a new sheet: the last one's "saved" is not its
+  $("settle-status").className = "msg";
+  delete $("settle-status").dataset.settle;
   settler = new Settler((report) => {
-    $("settle-status").textContent = "";
-    $("settle-status").className = "msg";
+    // Clear only the settler's own error: a "saved" message must outlive a late settle.
+    if ($("settle-status").dataset.settle) {
+      $("settle-status").textContent = "";
+      $("settle-status").className = "msg";
+      delete $("settle-status").dataset.settle;
+    }
     editor.applyReport(report);
     renderSummary($("summary"), report, { hideEmpty: true });
     $("names-note").hidden = !editor.sheet.sides.some((side) => isPlaceholder(side.name));
@@ -173,6 +180,7 @@ async function showResult(result) {
   }, (message) => {
     $("settle-status").textContent = message;
     $("settle-status").className = "msg bad";
+    $("settle-status").dataset.settle = "1";
   });
   $("variant-field").hidden = rules.all_variants.length === 0;
   variantBoxes($("variants"), rules, sheet.variant, async (variants) => {
