@@ -79,8 +79,8 @@ class ScanOptions:
     # Weigh unsure cells' readings by how often their row holds them (scan/models/
     # row_priors.json) rather than by the training cells' mix. Off by default: on five
     # fresh sets it flagged 2-7% fewer cells and left one more sheet with a silent error
-    # (an Asse strike read as 6, raised to 0.984, confirmed by a total misread the same
-    # way); benchmarks.scan --row-priors measures with it.
+    # (an Asse strike written as a hooked 0 read as 6, raised to 0.984, confirmed by a
+    # total whose 0 reads as 6 too); benchmarks.scan --row-priors measures with it.
     row_priors: bool = False
 
 
