@@ -10,8 +10,9 @@ probability away from the allowed readings, so the cell comes back uncertain ins
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -137,7 +138,7 @@ class DigitModelRecognizer:
         if weights is None or reading.certain:
             return reading
         ranked = digit_model.decode(scores, crop.allowed, crop.total_cap, weights).ranked
-        return replace(CellReading.from_ranked(ranked, 1.0), certain=False)
+        return CellReading.from_ranked(ranked, math.inf)  # never certain by the prior
 
 
 RECOGNIZERS = ("default", "tesseract")

@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from escalero.samples.cell_crops import training_entry_share
+from escalero.samples.cell_crops import Entry, training_entry_share
 from escalero.samples.games import GameSpec, play_game
 from escalero.scan.digit_model import ROW_PRIORS_PATH, row_key
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
@@ -59,12 +59,12 @@ def row_shares(games: int, seed: int) -> dict[str, Counter[object]]:
 
 
 def weights(counts: Counter[object], allowed: tuple[int, ...]) -> dict[str, float]:
-    readings: list[object] = ["x", *allowed]
+    readings: list[Entry] = ["x", *allowed]
     n = sum(counts.values())
     out = {}
     for v in readings:
         share = (1 - BLEND) * counts.get(v, 0) / n + BLEND / len(readings)
-        out[str(v)] = share / training_entry_share(v)  # type: ignore[arg-type]
+        out[str(v)] = share / training_entry_share(v)
     top = max(out.values())
     return {k: float(f"{w / top:.4g}") for k, w in out.items()}
 
