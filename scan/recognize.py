@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 from escalero.scan import digit_model
+from escalero.scan import lone_stroke as lone_stroke_mod
 from escalero.scoring.errors import ToolMissingError
 from escalero.scoring.model import CellValue
 
@@ -82,7 +83,7 @@ class DigitModelRecognizer:
     name = "default"
 
     def __init__(self, model_path: Path | None = None, max_members: int | None = None,
-                 engine: str | None = None) -> None:
+                 engine: str | None = None, lone_stroke: bool = True) -> None:
         self.model_path = Path(model_path or digit_model.MODEL_PATH)
         # Temperature and accept threshold live next to the weights (digits.json).
         self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
@@ -90,6 +91,10 @@ class DigitModelRecognizer:
         # in digits.json is fitted to the whole team's mean logits.
         self.members = digit_model.members(self.model_path)[:max_members]
         self.engine = engine or digit_model.default_engine()  # onnxruntime, else cv2.dnn
+        # The 1-or-struck split refitted for this team (scan.lone_stroke); not for a part
+        # of the team, nor where the model folder has none.
+        self.lone_stroke = (lone_stroke_mod.load(self.model_path.parent / "lone_stroke.json")
+                            if lone_stroke and max_members is None else None)
 
     def available(self) -> bool:
         return self.model_path.exists() and all(p.exists() for p in self.members)
@@ -126,14 +131,20 @@ class DigitModelRecognizer:
         return out, feats
 
     def _decode(self, scores: digit_model.CellScores, crop: CellCrop) -> CellReading:
-        """A cell's reading. The row's prior (digit_model.row_weights) weighs only cells the
+        """A cell's reading. Where a 1 and a strike are both allowed, the network's split
+        between them is the refitted one (scan.lone_stroke, its threshold measured again on
+        evaluation writers). The row's prior (digit_model.row_weights) weighs only cells the
         network is unsure of, and never makes one certain: the accept threshold was fitted
         without it, and what a row usually holds is no evidence of this cell's ink. It
         ranks the readings and gives the totals check and the payout their probabilities;
         a written total that agrees can then confirm the reading."""
         threshold = self.calibration.threshold
         ranked = digit_model.decode(scores, crop.allowed, crop.total_cap).ranked
-        reading = CellReading.from_ranked(ranked, threshold(crop.allowed, ranked[0][0]))
+        accept = threshold(crop.allowed, ranked[0][0])
+        if self.lone_stroke is not None and lone_stroke_mod.applies(ranked, crop.allowed):
+            ranked = self.lone_stroke.split(ranked)
+            accept = max(accept, self.lone_stroke.accept)
+        reading = CellReading.from_ranked(ranked, accept)
         weights = digit_model.row_weights(crop.row)
         if weights is None or reading.certain:
             return reading
