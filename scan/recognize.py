@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from escalero.scan import digit_model
+from escalero.scan import digit_model, edge_ink
 from escalero.scan import lone_stroke as lone_stroke_mod
 from escalero.scoring.errors import ToolMissingError
 from escalero.scoring.model import CellValue
@@ -83,7 +83,8 @@ class DigitModelRecognizer:
     name = "default"
 
     def __init__(self, model_path: Path | None = None, max_members: int | None = None,
-                 engine: str | None = None, lone_stroke: bool = True) -> None:
+                 engine: str | None = None, lone_stroke: bool = True,
+                 edge_ink: bool = True) -> None:
         self.model_path = Path(model_path or digit_model.MODEL_PATH)
         # Temperature and accept threshold live next to the weights (digits.json).
         self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
@@ -95,6 +96,7 @@ class DigitModelRecognizer:
         # of the team, nor where the model folder has none.
         self.lone_stroke = (lone_stroke_mod.load(self.model_path.parent / "lone_stroke.json")
                             if lone_stroke and max_members is None else None)
+        self.edge_ink = edge_ink  # read cells again without a neighbour's ink at their edge
 
     def available(self) -> bool:
         return self.model_path.exists() and all(p.exists() for p in self.members)
@@ -116,19 +118,42 @@ class DigitModelRecognizer:
                            ) -> tuple[list[CellReading], np.ndarray | None]:
         """The readings and, from the same pass, each cell's penultimate features (None if
         the model has no such output): scan.adapt compares cells of one sheet with them."""
-        cal = self.calibration
         batch = self._batch(crops)
         if features:
             logits, feats = digit_model.run_members_features(batch, self.members, self.engine)
         else:
             logits, feats = digit_model.run_members(batch, self.members, self.engine), None
-        out = []
-        empty, struck, numbers = digit_model.score_cells(
-            logits.reshape(len(crops), digit_model.N_OUT), cal.temperature)
-        for i, c in enumerate(crops):
-            scores = digit_model.CellScores(float(empty[i]), float(struck[i]), numbers[i])
-            out.append(self._decode(scores, c))
+        out = self._decode_all(logits, crops)
+        if self.edge_ink:
+            out = self._without_neighbours(crops, out)
         return out, feats
+
+    def _decode_all(self, logits: np.ndarray, crops: Sequence[CellCrop]) -> list[CellReading]:
+        empty, struck, numbers = digit_model.score_cells(
+            logits.reshape(len(crops), digit_model.N_OUT), self.calibration.temperature)
+        return [self._decode(digit_model.CellScores(float(empty[i]), float(struck[i]),
+                                                    numbers[i]), c)
+                for i, c in enumerate(crops)]
+
+    def _without_neighbours(self, crops: Sequence[CellCrop], readings: list[CellReading]
+                            ) -> list[CellReading]:
+        """Cells with a neighbour's stroke at their edge (scan.edge_ink) read again without
+        it. Where both readings agree on the value, the second stands (the first was read
+        through the stroke); where they differ, the first stays, but unsure: either the
+        stroke misled the network, or it was the writer's own digit."""
+        again = [(i, clean) for i, c in enumerate(crops)
+                 if (clean := edge_ink.without_neighbours(c.image, c.box_px)) is not None]
+        if not again:
+            return readings
+        cleaned = [replace(crops[i], image=clean) for i, clean in again]
+        batch = digit_model.preprocess_batch([c.image for c in cleaned])
+        second = self._decode_all(digit_model.run_members(batch, self.members, self.engine),
+                                  cleaned)
+        out = list(readings)
+        for (i, _), reading in zip(again, second, strict=True):
+            first = readings[i]
+            out[i] = reading if reading.value == first.value else replace(first, certain=False)
+        return out
 
     def _decode(self, scores: digit_model.CellScores, crop: CellCrop) -> CellReading:
         """A cell's reading. Where a 1 and a strike are both allowed, the network's split

@@ -1,0 +1,72 @@
+"""scan.edge_ink: a neighbour's stroke at the edge of a crop, and the second reading."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from escalero.scan.edge_ink import neighbour_mask, without_neighbours
+
+PAPER = (225, 232, 236)
+INK = (140, 60, 20)  # blue ballpoint (BGR)
+BOX = (15, 15, 115, 80)  # a narrow six-side cell: 11.5 x 8 mm, crop 14.5 x 11 mm
+
+
+def _crop() -> np.ndarray:
+    crop = np.full((110, 145, 3), PAPER, np.uint8)
+    for x in (12, 133):  # the grid's vertical lines, red: light in the red channel
+        cv2.line(crop, (x, 0), (x, 109), (120, 120, 235), 2)
+    cv2.ellipse(crop, (72, 55), (16, 26), 0, 0, 360, INK, 4)  # the cell's own 0
+    return crop
+
+
+def test_a_clean_cell_has_no_neighbour() -> None:
+    assert without_neighbours(_crop(), BOX) is None
+
+
+def test_a_stroke_in_the_margin_that_runs_off_the_edge_is_taken_off() -> None:
+    crop = _crop()
+    cv2.line(crop, (5, 20), (1, 90), INK, 4)  # the bow of the left neighbour's 0
+    mask = neighbour_mask(crop, BOX)
+    assert mask is not None
+    assert mask[55, 3] and not mask[55, 72 - 16]  # the stroke, not the cell's own 0
+    clean = without_neighbours(crop, BOX)
+    assert clean is not None
+    assert clean[55, 3, 2] > 200  # paper now, in the red channel too
+    assert (clean[55, 52:60] == crop[55, 52:60]).all()  # the cell's ink is untouched
+
+
+def test_the_writers_own_stroke_over_the_line_stays() -> None:
+    """Writing that reaches from the box over the line to the edge is the cell's own."""
+    crop = _crop()
+    cv2.line(crop, (40, 30), (0, 60), INK, 4)
+    assert neighbour_mask(crop, BOX) is None
+
+
+def test_a_stroke_in_the_margin_away_from_the_edge_stays() -> None:
+    crop = _crop()
+    cv2.line(crop, (9, 30), (9, 70), INK, 3)  # between the edge and the box: not cut off
+    assert neighbour_mask(crop, BOX) is None
+
+
+def test_grid_lines_and_no_box_are_left_alone() -> None:
+    crop = _crop()
+    cv2.line(crop, (0, 8), (144, 8), (40, 40, 40), 2)  # a dark line along the top margin
+    assert neighbour_mask(crop, BOX) is None
+    cv2.line(crop, (5, 20), (1, 90), INK, 4)
+    assert without_neighbours(crop, None) is None
+
+
+def test_the_reader_keeps_a_second_reading_only_where_it_agrees() -> None:
+    from escalero.scan.recognize import CellCrop, DigitModelRecognizer
+
+    crop = _crop()
+    cv2.line(crop, (5, 20), (1, 90), INK, 4)
+    cell = CellCrop(crop, (10, 20, 30, 40, 50), BOX)
+    plain = DigitModelRecognizer(edge_ink=False).read([cell])[0]
+    second = DigitModelRecognizer(edge_ink=True).read([cell])[0]
+    alone = DigitModelRecognizer(edge_ink=False).read(
+        [CellCrop(without_neighbours(crop, BOX), cell.allowed, BOX)])[0]
+    if alone.value == plain.value:
+        assert second == alone
+    else:
+        assert second.value == plain.value and not second.certain
