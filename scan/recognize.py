@@ -67,6 +67,17 @@ class CellReading:
                            alternatives=alts, certain=bool(conf >= accept), distribution=dist)
 
 
+def no_total_struck(ranked: Sequence[tuple[CellValue, float]]
+                    ) -> tuple[tuple[CellValue, float], ...]:
+    """A written total is a number or none (the sheet holds an int or null): a strike, or a
+    written 0, in the Summe row is no total, so its mass joins the empty reading's."""
+    probs = dict(ranked)
+    if "x" not in probs:
+        return tuple(ranked)
+    probs[None] = probs.get(None, 0.0) + probs.pop("x")
+    return tuple(sorted(probs.items(), key=lambda vp: -vp[1]))
+
+
 @runtime_checkable
 class Recognizer(Protocol):
     name: str
@@ -165,6 +176,8 @@ class DigitModelRecognizer:
         a written total that agrees can then confirm the reading."""
         threshold = self.calibration.threshold
         ranked = digit_model.decode(scores, crop.allowed, crop.total_cap).ranked
+        if crop.allowed is None:
+            ranked = no_total_struck(ranked)
         accept = threshold(crop.allowed, ranked[0][0])
         if self.lone_stroke is not None and lone_stroke_mod.applies(ranked, crop.allowed):
             ranked = self.lone_stroke.split(ranked)

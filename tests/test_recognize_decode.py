@@ -228,3 +228,17 @@ def test_the_row_prior_decides_only_cells_the_network_is_unsure_of() -> None:
     sure = reader._decode(_struck_or_1(p), cell)
     assert sure.value == "x" and sure.certain
     assert sure.confidence == pytest.approx(p, abs=1e-6)
+
+
+def test_a_struck_total_is_no_total() -> None:
+    """The sheet holds a written total as a number or null: a strike's mass is the empty
+    reading's, so an empty Summe cell is not unsure between empty and struck."""
+    from escalero.scan.recognize import no_total_struck
+
+    merged = no_total_struck(((None, 0.976), ("x", 0.013), (1, 0.011)))
+    assert merged[0][0] is None and merged[0][1] == pytest.approx(0.989)
+    assert "x" not in dict(merged)
+    numbers = ((120, 0.9), (None, 0.06), ("x", 0.04))
+    assert no_total_struck(numbers)[0] == (120, 0.9)
+    assert dict(no_total_struck(numbers))[None] == pytest.approx(0.1)
+    assert no_total_struck(((120, 1.0),)) == ((120, 1.0),)
