@@ -6,8 +6,8 @@ stroke of a 1. In the narrow cells of four- to six-side sheets the network's win
 the whole crop, and such a stroke at the border reads as a leading 1: "40" becomes 140,
 a number the row does not allow, and the cell is unsure.
 
-Ink counts as a neighbour's when a connected stroke lies wholly in the crop's margin,
-outside the writable box, and runs off the crop's edge. A grid line is not (it spans the
+Ink counts as a neighbour's when a connected stroke lies in the crop's margin, reaching
+at most 1 mm into the writable box, and runs off the crop's edge. A grid line is not (it spans the
 crop; drop_grid_lines takes it off). The recognizer reads such a cell again without that
 ink and keeps the second reading only where both agree on the value (scan.recognize): a
 writer's own leading digit that strayed over the line into the margin would change the
@@ -19,7 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-TOLERANCE_PX = 5  # 0.5 mm: ink this far inside the box still counts as outside it
+TOLERANCE_PX = 10  # 1 mm: ink this far inside the box still counts as outside it
 MIN_AREA_PX = 12  # smaller specks are noise, not worth a second reading
 LINE_SPAN = 0.9  # a component (nearly) as long as the crop is a grid line, not a neighbour
 PAPER_KERNEL_PX = 21  # strokes are thinner than 2 mm at 10 px/mm
