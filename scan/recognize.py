@@ -101,12 +101,13 @@ class DigitModelRecognizer:
         self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
         # Read once, not per photo. `max_members` only serves benchmarks: the calibration
         # in digits.json is fitted to the whole team's mean logits.
-        self.members = digit_model.members(self.model_path)[:max_members]
+        team = digit_model.members(self.model_path)
+        self.members = team[:max_members]
         self.engine = engine or digit_model.default_engine()  # onnxruntime, else cv2.dnn
         # The 1-or-struck split refitted for this team (scan.lone_stroke); not for a part
         # of the team, nor where the model folder has none.
         self.lone_stroke = (lone_stroke_mod.load(self.model_path.parent / "lone_stroke.json")
-                            if lone_stroke and max_members is None else None)
+                            if lone_stroke and len(self.members) == len(team) else None)
         self.edge_ink = edge_ink  # read cells again without a neighbour's ink at their edge
 
     def available(self) -> bool:
@@ -148,12 +149,14 @@ class DigitModelRecognizer:
 
     def _without_neighbours(self, crops: Sequence[CellCrop], readings: list[CellReading]
                             ) -> list[CellReading]:
-        """Cells with a neighbour's stroke at their edge (scan.edge_ink) read again without
-        it. Where both readings agree on the value, the second stands (the first was read
-        through the stroke); where they differ, the first stays, but unsure: either the
-        stroke misled the network, or it was the writer's own digit."""
-        again = [(i, clean) for i, c in enumerate(crops)
-                 if (clean := edge_ink.without_neighbours(c.image, c.box_px)) is not None]
+        """Unsure cells with a neighbour's stroke at their edge (scan.edge_ink) read again
+        without it. Where both readings agree on the value, the second stands (the first
+        was read through the stroke); where they differ, the first stays: the stroke may
+        have been the writer's own digit. Certain cells are not read again: on 80 tuning
+        sheets no second reading of one disagreed, and a sheet's unsure cells are few, so
+        the second batch is small."""
+        again = [(i, clean) for i, c in enumerate(crops) if not readings[i].certain
+                 and (clean := edge_ink.without_neighbours(c.image, c.box_px)) is not None]
         if not again:
             return readings
         cleaned = [replace(crops[i], image=clean) for i, clean in again]
@@ -162,8 +165,8 @@ class DigitModelRecognizer:
                                   cleaned)
         out = list(readings)
         for (i, _), reading in zip(again, second, strict=True):
-            first = readings[i]
-            out[i] = reading if reading.value == first.value else replace(first, certain=False)
+            if reading.value == readings[i].value:
+                out[i] = reading
         return out
 
     def _decode(self, scores: digit_model.CellScores, crop: CellCrop) -> CellReading:
