@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from math import floor
+from math import floor, lcm
 
 from escalero.scoring.errors import UsageError
 
@@ -109,7 +109,8 @@ def player_points(
 
     Whole points are shared exactly as before; part points are shared in the smallest part
     the game has (halves: a pair's 5.5 is 5.5 for each partner)."""
-    unit = max(Fraction(p).denominator for p in points)
+    # every point is a whole number of units: thirds and halves in one game need sixths
+    unit = lcm(*(Fraction(p).denominator for p in points))
     shares = player_amounts(members, [int(Fraction(p) * unit) for p in points])
     return {name: _exact(Fraction(v, unit)) for name, v in shares.items()}
 

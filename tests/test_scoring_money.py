@@ -100,3 +100,16 @@ def test_balance_report_over_games() -> None:
     assert out["money"]["players"] == {"Anna": "4.50", "Ben": "0.00", "Cleo": "-4.50"}
     assert out["money"]["transfers"] == [{"from": "Cleo", "to": "Anna", "amount": "4.50"}]
     assert "money" not in balance_report([game("A", "B", False)])
+
+
+def test_part_points_in_halves_and_thirds_are_shared_exactly() -> None:
+    """A game can hold halves and thirds at once (hypothesis found one): sharing in the
+    largest denominator (thirds) cut the halves, and the points no longer summed to 0."""
+    from fractions import Fraction
+
+    from escalero.scoring.money import player_points
+
+    points = [Fraction(1, 2), Fraction(1, 3), Fraction(-5, 6), 0]
+    shared = player_points([["a"], ["b"], ["c"], ["d"]], points)
+    assert shared == {"a": Fraction(1, 2), "b": Fraction(1, 3), "c": Fraction(-5, 6), "d": 0}
+    assert sum(shared.values()) == 0
