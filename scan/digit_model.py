@@ -450,6 +450,20 @@ class Calibration:
             self.accept
 
 
+def fit_accept(conf: np.ndarray, right: np.ndarray, target: float, floor: float = 0.98
+               ) -> float:
+    """The lowest confidence at which the calibration cells at or above it are `target`
+    right, never below `floor`; 1.01 (nothing is ever certain) if no confidence is.
+    tools/train_digits.py fits `accept` with it, tools/fit_lone_stroke.py the split's."""
+    order = np.argsort(-conf)
+    errors = np.cumsum(~right[order])
+    ok = errors <= (1 - target) * np.arange(1, len(order) + 1)
+    if not ok.any():
+        return 1.01
+    k = int(np.nonzero(ok)[0].max())  # the deepest prefix by confidence that meets it
+    return max(floor, float(conf[order[k]]))
+
+
 def _measured_error(stats: dict[str, float] | None, fallback: float) -> float:
     """Error rate of accepted readings, and never below 3 / (cells accepted)."""
     if not stats:

@@ -87,11 +87,3 @@ def log_odds(ranked: Sequence[tuple[CellValue, float]]) -> float:
         return LOG_ODDS_CLIP if p_one > 0.0 else -LOG_ODDS_CLIP
     return max(-LOG_ODDS_CLIP, min(LOG_ODDS_CLIP, math.log(p_one) - math.log(p_struck)))
 
-
-def reweigh(ranked: Sequence[tuple[CellValue, float]], allowed: tuple[int, ...] | None,
-            model: LoneStrokeModel | None) -> tuple[tuple[CellValue, float], ...]:
-    """The readings, split by the model where it applies (else as they are), best first."""
-    ranked = tuple(ranked)
-    if model is None or not applies(ranked, allowed):
-        return ranked
-    return model.split(ranked)

@@ -33,6 +33,7 @@ from escalero.samples.cell_crops import (  # noqa: E402
 )
 from escalero.samples.handwriting import make_writer  # noqa: E402
 from escalero.scan import lone_stroke  # noqa: E402
+from escalero.scan.digit_model import fit_accept  # noqa: E402
 from escalero.scan.recognize import CellCrop, DigitModelRecognizer  # noqa: E402
 
 NEUNER = (1, 2, 3, 4, 5)
@@ -117,12 +118,7 @@ def accept_threshold(cells: list[tuple[Any, tuple, tuple]], floor: float) -> flo
     all evaluation sources together; never below the network's own threshold."""
     conf = np.array([after[0][1] for _, _, after in cells])
     right = np.array([after[0][0] == truth for truth, _, after in cells])
-    order = np.argsort(-conf)
-    errors = np.cumsum(~right[order])
-    ok = errors <= (1 - TARGET) * np.arange(1, len(order) + 1)
-    if not ok.any():
-        return 1.01
-    return max(floor, float(conf[order[int(np.nonzero(ok)[0].max())]]))
+    return fit_accept(conf, right, TARGET, floor)
 
 
 def measure(cells: list[tuple[Any, tuple, tuple]], total: int, accept: float, split_accept: float

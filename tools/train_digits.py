@@ -41,6 +41,7 @@ from escalero.scan.digit_model import (  # noqa: E402
     N_OUT,
     PREPROCESS_VERSION,
     decode,
+    fit_accept,
     preprocess,
     score_cell,
 )
@@ -220,7 +221,7 @@ def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: f
     target_total = target if target_total is None else target_total
     out: dict = {"temperature": temp, "target": target, "target_total": target_total}
     for key, sel, goal in (("accept", ~totals, target), ("accept_total", totals, target_total)):
-        accept = threshold(conf_a[sel], right_a[sel], goal)
+        accept = fit_accept(conf_a[sel], right_a[sel], goal)
         acc = conf_a[sel] >= accept
         out[key] = accept
         out[f"calibration_{key}"] = {
@@ -228,17 +229,6 @@ def fit_calibration(logits: np.ndarray, entries: list, alloweds: list, target: f
             "accepted_accuracy": float(right_a[sel][acc].mean()) if acc.any() else None,
             "accuracy": float(right_a[sel].mean())}
     return out
-
-
-def threshold(conf: np.ndarray, right: np.ndarray, target: float) -> float:
-    """The lowest confidence at which the cells at or above it are `target` right (>= 0.98)."""
-    order = np.argsort(-conf)
-    errors = np.cumsum(~right[order])
-    ok = errors <= (1 - target) * np.arange(1, len(order) + 1)
-    if not ok.any():
-        return 1.01  # nothing is ever certain
-    k = int(np.nonzero(ok)[0].max())  # the deepest prefix by confidence that meets it
-    return max(0.98, float(conf[order[k]]))
 
 
 def recalibrate(args: argparse.Namespace) -> None:
