@@ -109,7 +109,8 @@ def test_part_points_in_halves_and_thirds_are_shared_exactly() -> None:
 
     from escalero.scoring.money import player_points
 
-    points = [Fraction(1, 2), Fraction(1, 3), Fraction(-5, 6), 0]
+    points = [Fraction(1, 2), Fraction(1, 3), Fraction(-1, 2), Fraction(-1, 3)]
     shared = player_points([["a"], ["b"], ["c"], ["d"]], points)
-    assert shared == {"a": Fraction(1, 2), "b": Fraction(1, 3), "c": Fraction(-5, 6), "d": 0}
+    assert shared == {"a": Fraction(1, 2), "b": Fraction(1, 3), "c": Fraction(-1, 2),
+                      "d": Fraction(-1, 3)}
     assert sum(shared.values()) == 0
