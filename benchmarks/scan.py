@@ -149,8 +149,8 @@ REGISTRATION = ("markers", "qr", "outline", "layout", "infer", "place", "rectify
 
 
 def scanner_for(recognizer: str, adapt: bool, members: int | None = None,
-                *, row_priors: bool, lone_stroke: bool = True, edge_ink: bool = True
-                ) -> tuple[Scanner, str]:
+                *, row_priors: bool, lone_stroke: bool = True, edge_ink: bool = True,
+                second_look: bool = True) -> tuple[Scanner, str]:
     """The in-process scanner if scan.pipeline exists, else the `escalero scan` command.
     `adapt` and `row_priors` have no default here: ScanOptions' are the product's, --adapt
     and --row-priors the bench's."""
@@ -171,11 +171,12 @@ def scanner_for(recognizer: str, adapt: bool, members: int | None = None,
 
     options = ScanOptions(recognizer=recognizer, adapt=adapt, row_priors=row_priors)
     reader = None
-    if (members is not None or not lone_stroke or not edge_ink) and recognizer == "default":
+    if (members is not None or not (lone_stroke and edge_ink and second_look)) \
+            and recognizer == "default":
         from escalero.scan.recognize import DigitModelRecognizer
 
         reader = DigitModelRecognizer(max_members=members, lone_stroke=lone_stroke,
-                                      edge_ink=edge_ink)
+                                      edge_ink=edge_ink, second_look=second_look)
 
     def scan_one(path: Path) -> dict[str, Any]:
         result = scan_photo(str(path), options, reader)
@@ -512,6 +513,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-edge-ink", dest="edge_ink", action="store_false",
                    help="read cells only once, through a neighbour's ink at their edge "
                         "(scan/edge_ink.py reads them again without it by default), to compare")
+    p.add_argument("--no-second-look", dest="second_look", action="store_false",
+                   help="leave unsure cells as first read (by default they are read again "
+                        "at the small changes of scan/jitter.py), to compare")
     return p
 
 
@@ -538,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     for rec in recognizers:
         scanner, how = scanner_for(rec, adapt=args.adapt, members=args.members,
                                    row_priors=args.row_priors, lone_stroke=args.lone_stroke,
-                                   edge_ink=args.edge_ink)
+                                   edge_ink=args.edge_ink, second_look=args.second_look)
         subset = paths[: args.n_tesseract] if rec == "tesseract" else paths
         outcomes = scan_all(subset, scanner, rec)
         results[rec] = summary(outcomes, decode)
@@ -557,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{', with row priors' if args.row_priors else ''}"
               f"{'' if args.lone_stroke else ', without the lone-stroke split'}"
               f"{'' if args.edge_ink else ', without the second reading at the edge'}"
+              f"{'' if args.second_look else ', without the jittered second look'}"
               f"{f', {args.members} network(s)' if args.members else ''}")
     print(format_table(results))
     print("\n".join(notes))
@@ -564,7 +569,8 @@ def main(argv: list[str] | None = None) -> int:
         meta = {"level": args.level, "seed": None if args.photos else seed,
                 "players": args.players, "source": args.source, "photos": len(paths),
                 "adapt": args.adapt, "row_priors": args.row_priors,
-                "lone_stroke": args.lone_stroke, "edge_ink": args.edge_ink, **run_facts()}
+                "lone_stroke": args.lone_stroke, "edge_ink": args.edge_ink,
+                "second_look": args.second_look, **run_facts()}
         args.json.write_text(json.dumps({"meta": meta, "summary": results, "photos": details},
                                         indent=1,
                                         default=str) + "\n", encoding="utf-8")

@@ -1,7 +1,7 @@
 """The written totals' confirmation rule (scan.cells.ConfirmRule) on fresh photos with known truth.
 
     python -m benchmarks.totals --n 200 --set mild:2:3710000 mild:6:3740000 \\
-        --rule 0.999:0.9 0.995:0.8:0.999:0.9
+        --rule 0.999:0.9 0.995:0.5:0.999:0.9
 
 Each photo is scanned once and the cells as read, before the totals check
 (`ScanResult.unchecked`), are kept; the check is then re-run under each rule

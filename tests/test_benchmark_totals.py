@@ -37,7 +37,7 @@ def test_specs_are_parsed_or_explained() -> None:
     assert totals.PhotoSet.parse("mild:6:3940000") == totals.PhotoSet("mild", 6, 3940000)
     assert totals.PhotoSet.parse("mild:3:1:fonts").source == "fonts"
     assert totals.parse_rule("0.995:0.8") == ConfirmRule(0.995, 0.8, 0.995, 0.8)
-    assert totals.parse_rule("0.995:0.8:0.999:0.9") == ConfirmRule()
+    assert totals.parse_rule("0.995:0.5:0.999:0.9") == ConfirmRule()
     for bad in ("mild:6", "blurry:2:1", "mild:two:1"):
         with pytest.raises(argparse.ArgumentTypeError, match="LEVEL|number"):
             totals.PhotoSet.parse(bad)

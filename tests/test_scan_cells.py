@@ -92,11 +92,17 @@ def test_total_reranks_the_one_unsure_cell_but_never_makes_it_certain() -> None:
 
 
 def test_total_supporting_the_top_reading_raises_confidence_only() -> None:
-    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.7, False, [(10, 0.25)]),
+    # Read below CONFIRM_FROM on its own: an agreeing total raises it, but not to certain.
+    low = CONFIRM_FROM - 0.05
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, low, False, [(10, 0.25)]),
              _cell("total", 7, 0.95, True)]
     out = _by_row(check_totals(cells))
-    assert out["tens"].value == 4 and out["tens"].confidence > 0.7
+    assert out["tens"].value == 4 and out["tens"].confidence > 0.95
     assert not out["tens"].certain
+    # From CONFIRM_FROM on, the same agreeing total confirms it.
+    cells[1] = _cell("tens", 4, 0.7, False, [(10, 0.25)])
+    out = _by_row(check_totals(cells))
+    assert out["tens"].value == 4 and out["tens"].certain
 
 
 def test_total_that_fits_no_candidate_changes_nothing_much() -> None:

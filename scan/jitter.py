@@ -1,0 +1,50 @@
+"""A cell crop a little moved, turned, scaled or inked: a second look at an unsure cell.
+
+The network sees a cell once, and a reading near the accept threshold can owe its doubt
+to where the ink window happened to fall or how thin the pen was. Read at a few such
+small changes and averaged with the first reading (mean logits, as the team's members
+are), the cell's doubt that comes from the pixels averages out and the doubt that comes
+from the glyph stays. The recognizer keeps such a reading only where it agrees with the
+first (scan.recognize), so a jitter never changes a value, only its certainty.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+
+class Jitter(NamedTuple):
+    dx: float  # crop px (10 px/mm)
+    dy: float
+    scale: float
+    degrees: float
+    thicker: int  # px of pen added (a min filter of this size over the crop), 0: none
+
+
+# Small enough that a reader would not see a difference: 0.2 mm, 7%, 3 degrees, 0.2 mm of pen.
+JITTERS = (
+    Jitter(2, 0, 1.0, 0.0, 0), Jitter(-2, 0, 1.0, 0.0, 0),
+    Jitter(0, 2, 1.0, 0.0, 0), Jitter(0, -2, 1.0, 0.0, 0),
+    Jitter(0, 0, 0.93, 0.0, 0), Jitter(0, 0, 1.07, 0.0, 0),
+    Jitter(0, 0, 1.0, 3.0, 0), Jitter(0, 0, 1.0, -3.0, 0),
+    Jitter(0, 0, 1.0, 0.0, 2),
+)
+
+
+def jittered(image: np.ndarray, jitters: tuple[Jitter, ...] = JITTERS) -> list[np.ndarray]:
+    """The crop under each jitter, the same size; the crop's own border fills what moves in."""
+    h, w = image.shape[:2]
+    out = []
+    for j in jitters:
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), j.degrees, j.scale)
+        m[0, 2] += j.dx
+        m[1, 2] += j.dy
+        moved = cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+        if j.thicker:
+            moved = cv2.erode(moved, np.ones((j.thicker, j.thicker), np.uint8))  # ink is dark
+        out.append(moved)
+    return out
