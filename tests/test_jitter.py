@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 from escalero.scan import digit_model
-from escalero.scan.jitter import JITTERS, jittered
+from escalero.scan.jitter import FLOOR, JITTERS, jittered
 from escalero.scan.recognize import CellCrop, CellReading, DigitModelRecognizer
 
 PAPER = (225, 232, 236)
@@ -39,20 +39,23 @@ def _logits(digit_scores: dict[int, float]) -> np.ndarray:
     """One cell's output: a 1-digit number with these digit logits."""
     z = np.zeros(digit_model.N_OUT, np.float32)
     z[2], z[3] = 20.0, 20.0  # a number, of one digit
+    z[digit_model.HEAD_OFFSET[1]:digit_model.HEAD_OFFSET[1] + 10] = -20.0
     for d, s in digit_scores.items():
         z[digit_model.HEAD_OFFSET[1] + d] = s
     return z
 
 
-UNSURE_4 = {4: 6.0, 3: 5.0}  # 4 first, but far from certain
+UNSURE_4 = {4: 6.0, 3: 3.5}  # 4 first (about 0.83), not certain
+DOUBTFUL_4 = {4: 6.0, 3: 5.5}  # 4 first, below jitter.FLOOR
 
 
-def _fake_networks(monkeypatch: pytest.MonkeyPatch, jittered_scores: dict[int, float]) -> None:
-    """The first pass reads UNSURE_4, every jittered crop reads `jittered_scores`."""
+def _fake_networks(monkeypatch: pytest.MonkeyPatch, jittered_scores: dict[int, float],
+                   first: dict[int, float] = UNSURE_4) -> None:
+    """The first pass reads `first`, every jittered crop reads `jittered_scores`."""
     k = len(JITTERS)
 
     def run_members(batch: np.ndarray, paths: object, engine: object = None) -> np.ndarray:
-        scores = UNSURE_4 if len(batch) == 1 else jittered_scores
+        scores = first if len(batch) == 1 else jittered_scores
         assert len(batch) in (1, k)
         return np.stack([_logits(scores)] * len(batch))
 
@@ -68,8 +71,16 @@ def test_a_second_look_that_agrees_makes_the_cell_certain(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_networks(monkeypatch, {4: 30.0})
     first, second = _read(False), _read(True)
-    assert first.value == 4 and not first.certain
+    assert first.value == 4 and first.confidence >= FLOOR and not first.certain
     assert second.value == 4 and second.certain
+
+
+def test_a_reading_below_the_floor_is_not_looked_at_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_networks(monkeypatch, {4: 30.0}, first=DOUBTFUL_4)
+    first, second = _read(False), _read(True)
+    assert first.value == 4 and first.confidence < FLOOR
+    assert second == first
 
 
 def test_a_second_look_never_changes_the_value(monkeypatch: pytest.MonkeyPatch) -> None:
