@@ -35,6 +35,15 @@ def test_a_stroke_in_the_margin_that_runs_off_the_edge_is_taken_off() -> None:
     assert (clean[55, 52:60] == crop[55, 52:60]).all()  # the cell's ink is untouched
 
 
+def test_the_tail_of_a_neighbours_dash_inside_the_box_is_taken_off() -> None:
+    """The tail of a neighbour's dash: from the crop's edge to 1.5 mm inside the box."""
+    crop = _crop()
+    cv2.line(crop, (0, 50), (BOX[0] + 15, 52), INK, 4)
+    mask = neighbour_mask(crop, BOX)
+    assert mask is not None and mask[50, 5] and mask[52, BOX[0] + 12]
+    assert not mask[55, 72 - 16]  # the cell's own 0 stays
+
+
 def test_the_writers_own_stroke_over_the_line_stays() -> None:
     """Writing that reaches from the box over the line to the edge is the cell's own."""
     crop = _crop()
