@@ -395,7 +395,10 @@ def _distrust_column(out: list[CellResult], certain: list[int], ti: int, best: i
     why = note("check_column", sum=best, written=out[ti].value)
     out = list(out)
     for i in [*(i for i in certain if out[i].confidence < DOUBT), ti]:
-        out[i] = replace(out[i], certain=False, note=out[i].note or why)
+        # A confirmation by the total no longer holds once the column disagrees with it.
+        was = out[i].note
+        keep = was is not None and was.key != "confirmed_by_total"
+        out[i] = replace(out[i], certain=False, note=was if keep else why)
     return out
 
 

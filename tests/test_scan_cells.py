@@ -344,3 +344,15 @@ def test_mis_added_column_flags_the_total_and_only_the_doubtful_entries() -> Non
     assert not out["tens"].certain and not out["total"].certain
     assert "Kolonne prüfen" in out["total"].note
 
+
+
+def test_a_total_the_column_disagrees_with_is_not_called_confirmed() -> None:
+    # Read surely enough on its own to pass the confirmation rule, but no reading of the
+    # entries adds up to it: the column goes to review, and the total's note says so.
+    cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.995, True),
+             _cell("jacks", 9, 0.6, False, [(6, 0.3)])]
+    total = _cell("total", 20, 0.997, False, [(26, 0.002)])
+    out = _by_row(check_totals([*cells, total]))
+    assert not out["total"].certain
+    assert out["total"].note is not None and out["total"].note.key == "check_column"
+    assert out["nines"].note is not None and out["nines"].note.key == "check_column"
