@@ -17,10 +17,7 @@ import numpy as np
 
 
 class Jitter(NamedTuple):
-    dx: float  # crop px (10 px/mm)
-    dy: float
-    scale: float
-    degrees: float
+    scale: float  # about the crop's centre
     thicker: int  # px of pen added (a min filter of this size over the crop), 0: none
 
 
@@ -28,10 +25,7 @@ class Jitter(NamedTuple):
 # 0.2 mm thicker. On 300 tuning sheets these three made as many unsure cells certain as
 # nine (moves of 0.2 mm and turns of 3 degrees besides: 124 against 115, none wrong) at a
 # third of the cost.
-JITTERS = (
-    Jitter(0, 0, 0.93, 0.0, 0), Jitter(0, 0, 1.07, 0.0, 0),
-    Jitter(0, 0, 1.0, 0.0, 2),
-)
+JITTERS = (Jitter(0.93, 0), Jitter(1.07, 0), Jitter(1.0, 2))
 # Only a reading this sure is looked at again: averaging lifts a cell near the threshold,
 # and every cell it made certain on the tuning sheets had been read at >= 0.90.
 FLOOR = 0.8
@@ -42,11 +36,11 @@ def jittered(image: np.ndarray, jitters: tuple[Jitter, ...] = JITTERS) -> list[n
     h, w = image.shape[:2]
     out = []
     for j in jitters:
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), j.degrees, j.scale)
-        m[0, 2] += j.dx
-        m[1, 2] += j.dy
-        moved = cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+        moved = image
+        if j.scale != 1.0:
+            m = cv2.getRotationMatrix2D((w / 2, h / 2), 0.0, j.scale)
+            moved = cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
         if j.thicker:
             moved = cv2.erode(moved, np.ones((j.thicker, j.thicker), np.uint8))  # ink is dark
         out.append(moved)

@@ -124,6 +124,11 @@ class DigitModelRecognizer:
     def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
         return digit_model.run_members(self._batch(crops), self.members, self.engine)
 
+    def _logits_of(self, images: Sequence[np.ndarray]) -> np.ndarray:
+        """The team's mean logits of crop images read again (the model is known present)."""
+        return digit_model.run_members(digit_model.preprocess_batch(images), self.members,
+                                       self.engine)
+
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
         return self.read_with_features(crops, features=False)[0]
 
@@ -163,9 +168,7 @@ class DigitModelRecognizer:
         if not again:
             return readings
         cleaned = [replace(crops[i], image=clean) for i, clean in again]
-        batch = digit_model.preprocess_batch([c.image for c in cleaned])
-        second = self._decode_all(digit_model.run_members(batch, self.members, self.engine),
-                                  cleaned)
+        second = self._decode_all(self._logits_of([clean for _, clean in again]), cleaned)
         out = list(readings)
         for (i, _), reading in zip(again, second, strict=True):
             if reading.value == readings[i].value:
@@ -184,8 +187,7 @@ class DigitModelRecognizer:
             return readings
         k = len(jitter.JITTERS)
         moved = [m for i in unsure for m in jitter.jittered(crops[i].image)]
-        second = digit_model.run_members(digit_model.preprocess_batch(moved), self.members,
-                                         self.engine).reshape(len(unsure), k, -1)
+        second = self._logits_of(moved).reshape(len(unsure), k, -1)
         mean = (logits.reshape(len(crops), -1)[unsure] + second.sum(axis=1)) / (k + 1)
         again = self._decode_all(mean, [crops[i] for i in unsure])
         out = list(readings)
