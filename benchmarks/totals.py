@@ -1,12 +1,14 @@
 """The written totals' confirmation rule (scan.cells.ConfirmRule) on fresh photos with known truth.
 
     python -m benchmarks.totals --n 200 --set mild:2:3710000 mild:6:3740000 \\
-        --rule 0.999:0.9 0.995:0.5:0.999:0.9
+        --rule 0.999:0.9 0.995:0.5:0.999:0.9 0.995:0.5:0.999:0.9/-1
 
 Each photo is scanned once and the cells as read, before the totals check
 (`ScanResult.unchecked`), are kept; the check is then re-run under each rule
-(POSTERIOR:FIRST[:P:F], P:F for strikes and empty cells; the first rule is the one
-compared against). Reported per set and rule:
+(POSTERIOR:FIRST[:P:F], P:F for strikes and empty cells, /S the suspicion above which a
+certain entry of a column that does not add up goes to review, scan.cells.SUSPECT if not
+given, -1 for every entry below DOUBT; the first rule is the one compared against).
+Reported per set and rule:
 cells flagged per sheet, cells certain and wrong (silent errors), and the readings the rule
 makes certain that the first rule does not, with how many of those are wrong (the figure
 that must stay 0). A set is LEVEL:SIDES:SEED, or LEVEL:SIDES:SEED:SOURCE for other
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from escalero.samples.make_photos import truth_cells
-from escalero.scan.cells import CellResult, ConfirmRule, check_totals
+from escalero.scan.cells import SUSPECT, CellResult, ConfirmRule, check_totals
 
 from benchmarks.scan import make_photos, photo_dir
 
@@ -54,27 +56,39 @@ class PhotoSet:
         return f"{self.sides} sides {self.level}, seed {self.seed}{src}"
 
 
-STRICT = ConfirmRule(0.999, 0.9, 0.999, 0.9)  # one rule for numbers and strikes alike
+@dataclass(frozen=True)
+class Rule:
+    """What the totals check is run with: the confirmation rule and the suspicion above
+    which a certain entry of a column that does not add up goes to review."""
+
+    confirm: ConfirmRule
+    suspect: float = SUSPECT
 
 
-def parse_rule(spec: str) -> ConfirmRule:
+STRICT = Rule(ConfirmRule(0.999, 0.9, 0.999, 0.9))  # one rule for numbers and strikes alike
+
+
+def parse_rule(spec: str) -> Rule:
     """POSTERIOR:FIRST for numbers and strikes alike, or POSTERIOR:FIRST:P:F with P:F for
-    strikes and empty cells."""
+    strikes and empty cells; either followed by /SUSPECT or not."""
+    confirm, _, suspect = spec.partition("/")
     try:
-        values = [float(v) for v in spec.split(":")]
+        values = [float(v) for v in confirm.split(":")]
+        threshold = float(suspect) if suspect else SUSPECT
     except ValueError:
         values = []
     if len(values) == 2:
-        return ConfirmRule(*values, *values)
+        return Rule(ConfirmRule(*values, *values), threshold)
     if len(values) == 4:
-        return ConfirmRule(*values)
+        return Rule(ConfirmRule(*values), threshold)
     raise argparse.ArgumentTypeError(
-        f"a rule is POSTERIOR:FIRST or POSTERIOR:FIRST:P:F, not {spec!r}")
+        f"a rule is POSTERIOR:FIRST or POSTERIOR:FIRST:P:F, then /SUSPECT or not, not {spec!r}")
 
 
-def rule_name(rule: ConfirmRule) -> str:
-    return (f"{rule.posterior}:{rule.first}:{rule.unwritten_posterior}:"
-            f"{rule.unwritten_first}")
+def rule_name(rule: Rule) -> str:
+    c = rule.confirm
+    return (f"{c.posterior}:{c.first}:{c.unwritten_posterior}:{c.unwritten_first}"
+            f"/{rule.suspect}")
 
 
 Sheet = tuple[tuple[CellResult, ...], dict[Any, Any]]  # cells as read, the truth's cells
@@ -103,13 +117,14 @@ def read_all(paths: Sequence[Path], jobs: int) -> list[Sheet]:
     return [s for s in sheets if s is not None]
 
 
-def measure(sheets: Sequence[Sheet], rules: Sequence[ConfirmRule]) -> list[dict[str, Any]]:
-    firsts = [check_totals(cells, rules[0]) for cells, _ in sheets]  # compared against
+def measure(sheets: Sequence[Sheet], rules: Sequence[Rule]) -> list[dict[str, Any]]:
+    firsts = [check_totals(cells, rules[0].confirm, rules[0].suspect)  # compared against
+              for cells, _ in sheets]
     out = []
     for rule in rules:
         flagged = silent = made = made_wrong = 0
         for (cells, want), first in zip(sheets, firsts, strict=True):
-            checked = check_totals(cells, rule)
+            checked = check_totals(cells, rule.confirm, rule.suspect)
             for a, c in zip(first, checked, strict=True):
                 key = (c.side, c.column, c.row)
                 if key not in want:
@@ -132,10 +147,10 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--set", dest="sets", type=PhotoSet.parse, nargs="+", required=True)
     p.add_argument("--rule", dest="rules", type=parse_rule, nargs="+",
-                   default=[STRICT, ConfirmRule()],
-                   help="POSTERIOR:FIRST[:P:F] (P:F: strikes and empty cells); the first "
-                        "is the one compared against (default: 0.999:0.9, then the "
-                        "scanner's own rule)")
+                   default=[STRICT, Rule(ConfirmRule())],
+                   help="POSTERIOR:FIRST[:P:F][/SUSPECT] (P:F: strikes and empty cells); "
+                        "the first is the one compared against (default: 0.999:0.9, then "
+                        "the scanner's own rule)")
     p.add_argument("--n", type=int, default=200, help="photos per set")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--json", type=Path, help="write the figures here too")

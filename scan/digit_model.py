@@ -312,11 +312,16 @@ class Decoded:
     """Readings ranked best first: (reading, probability). reading: None, "x" or an int."""
 
     ranked: tuple[tuple[int | str | None, float], ...]
+    # A row cell's likeliest numbers the row does not allow, with their (OUT_OF_ROW_PRIOR
+    # weighted) share of the same total: a mis-added column asks whether one of them
+    # is what the player wrote and added up (scan.cells). Empty for written totals.
+    outside: tuple[tuple[int, float], ...] = ()
 
 
 # Numbers kept per cell: every value a row allows; for a written total (any of 1-999) the
 # most likely ones, enough for the totals check to find the column's sum among them.
 MAX_NUMBERS = 48
+OUTSIDE_KEPT = 64  # numbers a row does not allow kept per row cell (Decoded.outside)
 
 
 def decode(scores: CellScores, allowed: tuple[int, ...] | None,
@@ -348,7 +353,13 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None,
                                                    ("x", p_struck / total)]
     cands += [(int(v), float(p_allowed[v]) / total) for v in best if p_allowed[v] > 0]
     cands.sort(key=lambda c: -c[1])
-    return Decoded(ranked=tuple(cands))
+    outside: tuple[tuple[int, float], ...] = ()
+    if allowed is not None:
+        p_out = np.where(mask, 0.0, p_nums) * OUT_OF_ROW_PRIOR
+        kept = np.argpartition(p_out, -OUTSIDE_KEPT)[-OUTSIDE_KEPT:]
+        outside = tuple((int(v), float(p_out[v]) / total)
+                        for v in kept[np.argsort(p_out[kept])[::-1]] if p_out[v] > 0)
+    return Decoded(ranked=tuple(cands), outside=outside)
 
 
 def _most_likely(p_allowed: np.ndarray, index: np.ndarray) -> np.ndarray:

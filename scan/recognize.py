@@ -56,15 +56,19 @@ class CellReading:
     # Every reading the recognizer weighed, best first, down to 1e-6: the totals check
     # needs a written total's probability of *any* sum, not only of the top few.
     distribution: tuple[tuple[CellValue, float], ...] = ()
+    # The likeliest numbers the row does not allow (digit_model.Decoded.outside).
+    outside: tuple[tuple[int, float], ...] = ()
 
     @staticmethod
-    def from_ranked(ranked: Sequence[tuple[CellValue, float]], accept: float) -> CellReading:
+    def from_ranked(ranked: Sequence[tuple[CellValue, float]], accept: float,
+                    outside: Sequence[tuple[int, float]] = ()) -> CellReading:
         value, conf = ranked[0]
         kind = "empty" if value is None else "struck" if value == "x" else "value"
         alts = tuple((v, round(float(p), 4)) for v, p in top_alternatives(ranked))
         dist = tuple((v, float(p)) for v, p in ranked if p >= 1e-6)
         return CellReading(kind=kind, value=value, confidence=float(conf),
-                           alternatives=alts, certain=bool(conf >= accept), distribution=dist)
+                           alternatives=alts, certain=bool(conf >= accept), distribution=dist,
+                           outside=tuple((v, p) for v, p in outside if p >= 1e-6))
 
 
 def no_total_struck(ranked: Sequence[tuple[CellValue, float]]
@@ -205,19 +209,21 @@ class DigitModelRecognizer:
         ranks the readings and gives the totals check and the payout their probabilities;
         a written total that agrees can then confirm the reading."""
         threshold = self.calibration.threshold
-        ranked = digit_model.decode(scores, crop.allowed, crop.total_cap).ranked
+        decoded = digit_model.decode(scores, crop.allowed, crop.total_cap)
+        ranked = decoded.ranked
         if crop.allowed is None:
             ranked = no_total_struck(ranked)
         accept = threshold(crop.allowed, ranked[0][0])
         if self.lone_stroke is not None and lone_stroke_mod.applies(ranked, crop.allowed):
             ranked = self.lone_stroke.split(ranked)
             accept = max(accept, self.lone_stroke.accept)
-        reading = CellReading.from_ranked(ranked, accept)
+        reading = CellReading.from_ranked(ranked, accept, decoded.outside)
         weights = digit_model.row_weights(crop.row)
         if weights is None or reading.certain:
             return reading
-        ranked = digit_model.decode(scores, crop.allowed, crop.total_cap, weights).ranked
-        return CellReading.from_ranked(ranked, math.inf)  # never certain by the prior
+        decoded = digit_model.decode(scores, crop.allowed, crop.total_cap, weights)
+        return CellReading.from_ranked(decoded.ranked, math.inf,  # never certain by the prior
+                                       decoded.outside)
 
 
 RECOGNIZERS = ("default", "tesseract")

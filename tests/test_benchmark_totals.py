@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from escalero.scan.cells import CellResult, ConfirmRule
+from escalero.scan.cells import SUSPECT, CellResult, ConfirmRule
 
 from benchmarks import totals
 
@@ -22,7 +22,7 @@ def _column(tens: int) -> tuple[CellResult, ...]:
 
 
 def test_confirmations_beyond_the_first_rule_are_counted_and_judged() -> None:
-    strict, loose = totals.STRICT, ConfirmRule(0.99, 0.8)
+    strict, loose = totals.STRICT, totals.Rule(ConfirmRule(0.99, 0.8))
     right = {(0, 0, "nines"): 3, (0, 0, "tens"): 4, (0, 0, "total"): 7}
     wrong = {**right, (0, 0, "tens"): 6}  # the truth says 6: confirming 4 is an error
     a, b = totals.measure([(_column(4), right)], [strict, loose])
@@ -36,8 +36,9 @@ def test_confirmations_beyond_the_first_rule_are_counted_and_judged() -> None:
 def test_specs_are_parsed_or_explained() -> None:
     assert totals.PhotoSet.parse("mild:6:3940000") == totals.PhotoSet("mild", 6, 3940000)
     assert totals.PhotoSet.parse("mild:3:1:fonts").source == "fonts"
-    assert totals.parse_rule("0.995:0.8") == ConfirmRule(0.995, 0.8, 0.995, 0.8)
-    assert totals.parse_rule("0.995:0.5:0.999:0.9") == ConfirmRule()
+    assert totals.parse_rule("0.995:0.8") == totals.Rule(ConfirmRule(0.995, 0.8, 0.995, 0.8))
+    assert totals.parse_rule("0.995:0.5:0.999:0.9") == totals.Rule(ConfirmRule(), SUSPECT)
+    assert totals.parse_rule("0.995:0.5:0.999:0.9/-1") == totals.Rule(ConfirmRule(), -1.0)
     for bad in ("mild:6", "blurry:2:1", "mild:two:1"):
         with pytest.raises(argparse.ArgumentTypeError, match="LEVEL|number"):
             totals.PhotoSet.parse(bad)
@@ -45,3 +46,18 @@ def test_specs_are_parsed_or_explained() -> None:
         totals.parse_rule("0.995")
     with pytest.raises(argparse.ArgumentTypeError, match="POSTERIOR:FIRST"):
         totals.parse_rule("0.995:high")
+    with pytest.raises(argparse.ArgumentTypeError, match="SUSPECT"):
+        totals.parse_rule("0.995:0.8/often")
+
+
+def test_a_mis_added_total_is_counted_against_the_entries_it_puts_up() -> None:
+    # All certain; the total (99) fits no reading: at -1 the tens (0.998) goes to review
+    # with the total, at the scanner's own suspicion only the total does, since the tens'
+    # readings list nothing that would add up to 99.
+    column = (_cell("nines", 3, 0.9995, True), _cell("tens", 4, 0.998, True, [(6, 0.002)]),
+              _cell("total", 99, 0.99, True))
+    truth = {(0, 0, "nines"): 3, (0, 0, "tens"): 4, (0, 0, "total"): 99}
+    every, own = totals.measure([(column, truth)], [totals.parse_rule("0.995:0.5/-1"),
+                                                     totals.parse_rule("0.995:0.5")])
+    assert every["flagged_per_sheet"] == 2 and own["flagged_per_sheet"] == 1
+    assert own["certain_beyond_first_rule"] == 1 and own["of_those_wrong"] == 0

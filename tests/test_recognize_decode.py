@@ -58,6 +58,20 @@ def test_value_outside_row_is_never_returned_and_is_unsure() -> None:
     assert ranked[0][1] < 0.5
 
 
+def test_numbers_outside_the_row_are_kept_apart_with_their_share() -> None:
+    # 13 leads, 18 is its runner-up: the aces row reads 18 and keeps 13 (and the other
+    # numbers it does not allow) apart, where a mis-added column can ask about them;
+    # ranked and outside together hold all the mass.
+    decoded = decode(score_cell(logits("number", "13", second={1: "8"})), ACES)
+    assert decoded.ranked[0][0] == 18
+    assert decoded.outside[0][0] == 13 and len(decoded.outside) <= 64
+    assert all(v not in ACES for v, _ in decoded.outside)
+    ranked_mass = sum(p for _, p in decoded.ranked)
+    outside_mass = sum(p for _, p in decoded.outside)
+    assert ranked_mass + outside_mass == pytest.approx(1.0, abs=1e-3)
+    assert decode(score_cell(logits("number", "18")), None).outside == ()  # totals: none
+
+
 def test_totals_decode_any_number() -> None:
     ranked = decode(score_cell(logits("number", "245")), None).ranked
     assert ranked[0][0] == 245 and ranked[0][1] > 0.99

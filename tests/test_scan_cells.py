@@ -346,6 +346,36 @@ def test_mis_added_column_flags_the_total_and_only_the_doubtful_entries() -> Non
 
 
 
+def test_a_mis_added_column_leaves_entries_certain_that_could_not_explain_it() -> None:
+    # The total is 30 more than the entries: no reading of the nines (3, or 2 at 0.002) or
+    # of the tens (4, or 10 at 0.002) adds up to it, so a mis-added total is far likelier
+    # than either misread: both stay certain. The jacks (9 at 0.997) leave 0.003 their
+    # readings do not account for, which might be the very number: it goes up with the
+    # total.
+    cells = [_cell("nines", 3, 0.998, True, [(2, 0.002)]),
+             _cell("tens", 4, 0.998, True, [(10, 0.002)]),
+             _cell("jacks", 9, 0.997, True), _cell("total", 46, 0.99, True)]
+    out = _by_row(check_totals(cells))
+    assert out["nines"].certain and out["tens"].certain
+    assert not out["jacks"].certain and out["jacks"].note.key == "check_column"
+    assert not out["total"].certain and "Kolonne prüfen" in out["total"].note
+    every = _by_row(check_totals(cells, suspect=-1.0))  # every entry below DOUBT
+    assert not every["nines"].certain and not every["tens"].certain
+
+
+def test_a_number_the_row_does_not_allow_may_explain_a_mis_added_column() -> None:
+    # Read 4 (0.998); the network saw a 34 besides, which the row does not allow. With a
+    # total that 34 makes add up, the cell may hold that very number and goes to review;
+    # with a total it does not, the cell stays certain.
+    def column(total: int) -> list[CellResult]:
+        tens = replace(_cell("tens", 4, 0.998, True), candidates=((4, 0.998), (None, 0.0009)),
+                       outside=((34, 0.0011),))
+        return [_cell("nines", 3, 0.9995, True), tens, _cell("total", total, 0.99, True)]
+
+    assert not _by_row(check_totals(column(37)))["tens"].certain  # 3 + 34
+    assert _by_row(check_totals(column(50)))["tens"].certain
+
+
 def test_a_total_the_column_disagrees_with_is_not_called_confirmed() -> None:
     # Read surely enough on its own to pass the confirmation rule, but no reading of the
     # entries adds up to it: the column goes to review, and the total's note says so.
