@@ -147,7 +147,7 @@ class DigitModelRecognizer:
             logits, feats = digit_model.run_members(batch, self.members, self.engine), None
         out = self._decode_all(logits, crops)
         if self.edge_ink:
-            out = self._without_neighbours(crops, out)
+            out, crops, logits = self._without_neighbours(crops, out, logits)
         if self.second_look:
             out = self._jittered(crops, logits, out)
         return out, feats
@@ -159,30 +159,34 @@ class DigitModelRecognizer:
                                                     numbers[i]), c)
                 for i, c in enumerate(crops)]
 
-    def _without_neighbours(self, crops: Sequence[CellCrop], readings: list[CellReading]
-                            ) -> list[CellReading]:
+    def _without_neighbours(self, crops: Sequence[CellCrop], readings: list[CellReading],
+                            logits: np.ndarray
+                            ) -> tuple[list[CellReading], list[CellCrop], np.ndarray]:
         """Unsure cells with a neighbour's stroke at their edge (scan.edge_ink) read again
         without it. Where both readings agree on the value, the second stands (the first
         was read through the stroke); where they differ, the first stays: the stroke may
         have been the writer's own digit. Certain cells are not read again: on 80 tuning
         sheets no second reading of one disagreed, and a sheet's unsure cells are few, so
-        the second batch is small."""
+        the second batch is small. Returns the readings, and the crops and logits they
+        stand on (the cleaned crop where the second reading stood), for the second look."""
         again = [(i, clean) for i, c in enumerate(crops) if not readings[i].certain
                  and (clean := edge_ink.without_neighbours(c.image, c.box_px)) is not None]
         if not again:
-            return readings
+            return readings, list(crops), logits
         cleaned = [replace(crops[i], image=clean) for i, clean in again]
-        second = self._decode_all(self._logits_of([clean for _, clean in again]), cleaned)
-        out = list(readings)
-        for (i, _), reading in zip(again, second, strict=True):
+        second_logits = self._logits_of([clean for _, clean in again])
+        second = self._decode_all(second_logits, cleaned)
+        out, used, logits = list(readings), list(crops), logits.copy()
+        for k, ((i, _), reading) in enumerate(zip(again, second, strict=True)):
             if reading.value == readings[i].value:
-                out[i] = reading
-        return out
+                out[i], used[i], logits[i] = reading, cleaned[k], second_logits[k]
+        return out, used, logits
 
     def _jittered(self, crops: Sequence[CellCrop], logits: np.ndarray,
                   readings: list[CellReading]) -> list[CellReading]:
         """Unsure cells read at least jitter.FLOOR read again at the small changes of
-        scan.jitter, their logits averaged with the first pass's. The average stands only
+        scan.jitter, their logits averaged with the reading so far (of the crop without a
+        neighbour's stroke where scan.edge_ink took one off). The average stands only
         where it agrees with the reading so far on the value, so it can make a cell certain
         but never changes what it says."""
         unsure = [i for i, r in enumerate(readings)
