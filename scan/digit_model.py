@@ -22,7 +22,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from escalero.scan.imaging import MAD_TO_SIGMA, median_and_sigma
+from escalero.scan.imaging import MAD_TO_SIGMA, darkness, median_and_sigma
 
 INPUT_H, INPUT_W = 40, 56
 N_OUT = 3 + 3 + 6 * 10
@@ -44,6 +44,9 @@ PREPROCESS_VERSION = 2  # 2: drop_grid_lines
 ASPECT = INPUT_W / INPUT_H
 
 
+PAPER_PX = 11  # the paper estimate's window at WORK_H: strokes are thinner
+
+
 def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     """A BGR cell crop -> float32 ink map WORK_H high (aspect kept), 0 = paper, 1 = ink.
 
@@ -54,11 +57,8 @@ def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     red = crop_bgr if crop_bgr.ndim == 2 else crop_bgr[:, :, 2]
     h, w = red.shape
     width = max(8, round(w * WORK_H / h))
-    work = cv2.resize(red, (width, WORK_H), interpolation=cv2.INTER_AREA).astype(np.float32)
-    work += 1.0
-    paper = cv2.dilate(work, np.ones((11, 11), np.uint8))  # strokes are thinner than 11 px
-    paper = cv2.GaussianBlur(paper, (0, 0), 4)
-    return drop_grid_lines(np.clip(1.0 - work / paper, 0.0, 1.0), h)
+    work = cv2.resize(red, (width, WORK_H), interpolation=cv2.INTER_AREA)
+    return drop_grid_lines(darkness(work, PAPER_PX, 4), h)
 
 
 # The grid's lines lie within this many crop pixels of the crop's edge (the margin of 15 px
@@ -192,11 +192,8 @@ def _ink_maps(crops: Sequence[np.ndarray]) -> np.ndarray:
     h, w = reds[0].shape
     width = max(8, round(w * WORK_H / h))
     work = np.stack([cv2.resize(r, (width, WORK_H), interpolation=cv2.INTER_AREA)
-                     for r in reds]).astype(np.float32)
-    work += 1.0
-    kernel = np.ones((11, 11), np.uint8)
-    paper = np.stack([cv2.GaussianBlur(cv2.dilate(x, kernel), (0, 0), 4) for x in work])
-    ink = drop_grid_lines(np.clip(1.0 - work / paper, 0.0, 1.0), h)
+                     for r in reds])
+    ink = drop_grid_lines(darkness(work, PAPER_PX, 4), h)
     return np.stack([cv2.GaussianBlur(x, (0, 0), 1.0) for x in ink])
 
 

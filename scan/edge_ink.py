@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from escalero.scan.imaging import darkness
 
 # 2 mm: ink this far inside the box still counts as outside it. At 1 mm the tail of a
 # neighbour's dash or the bow of its 0 often stayed: on 300 tuning sheets 2 mm made 64 more
@@ -34,10 +35,7 @@ def _ink(image: np.ndarray) -> np.ndarray:
     over a local paper estimate, at SCALE of the crop's resolution."""
     red = image if image.ndim == 2 else image[:, :, 2]
     small = cv2.resize(red, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
-    small = small.astype(np.float32) + 1.0
-    paper = cv2.dilate(small, np.ones((PAPER_KERNEL_PX, PAPER_KERNEL_PX), np.uint8))
-    paper = cv2.GaussianBlur(paper, (0, 0), 3)
-    return np.clip(1.0 - small / paper, 0.0, 1.0)
+    return darkness(small, PAPER_KERNEL_PX, 3)
 
 
 def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int]) -> np.ndarray | None:

@@ -39,3 +39,20 @@ def median_and_sigma(values: np.ndarray) -> tuple[float, float]:
     sigma): outliers such as ink on paper or a grid line in a profile barely move either."""
     median = float(np.median(values))
     return median, MAD_TO_SIGMA * float(np.median(np.abs(values - median)))
+
+
+def darkness(channel: np.ndarray, paper_px: int, sigma: float) -> np.ndarray:
+    """1 - channel / local paper, in [0, 1] (0 = paper, 1 = black), as float32.
+
+    The paper estimate is the channel's brightest value within `paper_px` (wider than a
+    stroke, so a stroke's middle is not taken for paper), blurred by `sigma`: dividing by
+    it flattens shadows and the light's falloff. `channel`: one (N, h, w) stack or (h, w)
+    image of any number type; +1 keeps a black pixel's ratio finite.
+    """
+    work = np.asarray(channel).astype(np.float32) + 1.0
+    kernel = np.ones((paper_px, paper_px), np.uint8)
+    if work.ndim == 3:
+        paper = np.stack([cv2.GaussianBlur(cv2.dilate(x, kernel), (0, 0), sigma) for x in work])
+    else:
+        paper = cv2.GaussianBlur(cv2.dilate(work, kernel), (0, 0), sigma)
+    return np.clip(1.0 - work / paper, 0.0, 1.0)

@@ -20,6 +20,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from escalero.scan.imaging import darkness
 
 INK_GREEN = 0.45  # darker than this share of the paper in green: ink (the grid is ~0.5)
 RED_CHANNEL_BRIGHT = 0.6  # ...and brighter than this in red: red ink
@@ -64,11 +65,8 @@ BOX_INSIDE_PX = 2  # the writable box shrunk by this holds no print: all its dar
 
 def _green_darkness(image: np.ndarray) -> np.ndarray:
     """1 - green / local paper: the grid ~0.2-0.5, red ink ~0.8 and more."""
-    green = image[:, :, 1].astype(np.float32) + 1.0
     # Wider than a felt pen's blurred stroke (~1 mm at 10 px/mm), or its middle is "paper".
-    paper = cv2.GaussianBlur(cv2.dilate(green, np.ones((PAPER_PX, PAPER_PX), np.uint8)),
-                             (0, 0), PAPER_PX / 4)
-    return np.clip(1.0 - green / paper, 0.0, 1.0)
+    return darkness(image[:, :, 1], PAPER_PX, PAPER_PX / 4)
 
 
 def drop_grid_by_shade(crops: Sequence[Any]) -> list[Any]:
