@@ -290,15 +290,12 @@ def _misread_given_total(out: list[CellResult], i: int, unsure: list[int], known
     that explains the total exactly (the cautious side)."""
     cell = out[i]
     opts = [(v, p) for v, p in candidates(cell) if p > 0.0]
-    t_opts = [(v, p) for v, p in candidates(out[ti]) if isinstance(v, int) and p > 0.0]
+    t_opts = _total_options(out[ti])
     others = [[(v, p) for v, p in candidates(out[j]) if p > 0.0] for j in unsure]
     rest = known - cell.points
     top = rest + sum(max((cell_points(v) for v, _ in o), default=0) for o in [opts, *others])
     size = max([top, *(v for v, _ in t_opts)]) + 1
-    p_total = np.zeros(size)
-    for tv, tp in t_opts:
-        p_total[tv] += tp
-    fit = np.asarray(_agreement(p_total))
+    fit = np.asarray(_agreement(_total_spread(t_opts, size)))
     sums = _convolve_all([_spread(o, size) for o in others], size)
     other_else = (1.0 - float(sums.sum())) * WRONG_TOTAL_SHARE  # an unsure cell unlisted
 
@@ -328,13 +325,11 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     Returns the new readings and the posterior probability that the total is the sum.
     """
     total = out[ti]
-    t_opts = [(v, p) for v, p in candidates(total) if isinstance(v, int) and p > 0.0]
+    t_opts = _total_options(total)
     options = [[(v, p) for v, p in candidates(out[i]) if p > 0.0] for i in unsure]
     top = known + sum(max((cell_points(v) for v, _ in o), default=0) for o in options)
     size = max([top, *(v for v, _ in t_opts)]) + 1
-    p_total = np.zeros(size)  # the total's reading probability of each number
-    for tv, tp in t_opts:
-        p_total[tv] += tp
+    p_total = _total_spread(t_opts, size)
     # Likelihood of the written total given the column's true sum s (a sum nobody's total
     # reading lists still fits "a wrong total" at WRONG_TOTAL_SHARE).
     fit = _agreement(p_total)
@@ -364,6 +359,19 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
         t_marg = {v: p * float(_agreement(shifted[v])) for v, p in t_opts}
         out[ti] = _posterior(total, t_marg, norm)
     return out, agreeing
+
+
+def _total_options(total: CellResult) -> list[tuple[int, float]]:
+    """A written total's readings that are numbers."""
+    return [(v, p) for v, p in candidates(total) if isinstance(v, int) and p > 0.0]
+
+
+def _total_spread(t_opts: list[tuple[int, float]], size: int) -> np.ndarray:
+    """The total's reading probability of each number below `size`."""
+    p_total = np.zeros(size)
+    for tv, tp in t_opts:
+        p_total[tv] += tp
+    return p_total
 
 
 def _agreement(p_match: np.ndarray | float) -> np.ndarray | float:
