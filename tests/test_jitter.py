@@ -97,3 +97,28 @@ def test_the_real_networks_keep_the_value_of_every_cell_they_read_again() -> Non
     for a, b in zip(plain, second, strict=True):
         assert b.value == a.value
         assert b == a or (b.certain and not a.certain)
+
+
+def test_a_cell_read_without_a_neighbours_stroke_is_looked_at_again_without_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bow of the left neighbour's 0 runs off the crop's edge. The edge-ink pass reads
+    # the cell again without it and agrees (unsure 4); the second look then jitters that
+    # cleaned crop, not the one with the stroke.
+    from escalero.scan import edge_ink, jitter
+
+    crop = _crop()
+    cv2.line(crop, (5, 20), (1, 120), INK, 4)
+    clean = edge_ink.without_neighbours(crop, BOX)
+    assert clean is not None
+    seen: list[np.ndarray] = []
+
+    def record(image: np.ndarray, jitters: tuple = JITTERS) -> list[np.ndarray]:
+        seen.append(image)
+        return jittered(image, jitters)
+
+    monkeypatch.setattr(jitter, "jittered", record)
+    _fake_networks(monkeypatch, {4: 30.0})
+    reader = DigitModelRecognizer(edge_ink=True, second_look=True)
+    reading = reader.read([CellCrop(crop, ROW, BOX)])[0]
+    assert reading.value == 4 and reading.certain
+    assert len(seen) == 1 and np.array_equal(seen[0], clean)
