@@ -5,8 +5,9 @@ uncertain cell's candidates, take certainty *away* from a cell whose reading dis
 with them, and confirm a reading only when it is the recognizer's own first choice and a
 confidently read total agrees (posterior >= CONFIRMED; a strike or an empty cell needs
 more, see CONFIRMED_UNWRITTEN); the total itself is confirmed by the entries under the
-same rule. They never make a *changed*
-reading certain: a player's mis-added total must not turn a misreading into a payout.
+same rule (a strike's, where it adds up only with an unsure strike or empty cell). They
+never make a *changed* reading certain: a player's mis-added total must not turn a
+misreading into a payout.
 """
 
 from __future__ import annotations
@@ -58,8 +59,11 @@ class ConfirmRule:
     unwritten_posterior: float = CONFIRMED_UNWRITTEN
     unwritten_first: float = CONFIRM_UNWRITTEN_FROM
 
-    def confirms(self, first: CellValue, first_confidence: float, posterior: float) -> bool:
-        if isinstance(first, int):
+    def confirms(self, first: CellValue, first_confidence: float, posterior: float,
+                 leans_on_unwritten: bool = False) -> bool:
+        """`leans_on_unwritten`: a written total whose column holds an unsure strike or
+        empty cell; it is confirmed as surely as that cell would be."""
+        if isinstance(first, int) and not leans_on_unwritten:
             return first_confidence >= self.first and posterior >= self.posterior
         return (first_confidence >= self.unwritten_first
                 and posterior >= self.unwritten_posterior)
@@ -260,7 +264,12 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
         if total_read_well:
             out = _confirm(out, before, rule)
         if not total.certain:  # the total: the same rule
-            out = _confirm(out, {ti: (total.value, total.confidence)}, rule)
+            # A total that adds up only with an unsure strike (or empty cell) in its column
+            # may have been misread the same way: a 9 read as struck and 139 read as 130
+            # agree. It is confirmed only as surely as that strike would be.
+            unwritten = any(not out[i].certain and not isinstance(out[i].value, int)
+                            for i in unsure)
+            out = _confirm(out, {ti: (total.value, total.confidence)}, rule, unwritten)
         out = _confirm_total(out, cells, ti, first_total=total.value)
         if agreeing < 0.5 and total_read_well:
             if unsure:
@@ -414,13 +423,14 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
 
 
 def _confirm(out: list[CellResult], before: dict[int, tuple[CellValue, float]],
-             rule: ConfirmRule) -> list[CellResult]:
+             rule: ConfirmRule, leans_on_unwritten: bool = False) -> list[CellResult]:
     """Unsure cells whose first reading (value, confidence) the total backs up beyond
     doubt become certain."""
     out = list(out)
     for i, (first, first_confidence) in before.items():
         c = out[i]
-        if c.value == first and rule.confirms(first, first_confidence, c.confidence):
+        if c.value == first and rule.confirms(first, first_confidence, c.confidence,
+                                              leans_on_unwritten):
             out[i] = replace(c, certain=True, note=note("confirmed_by_total"))
     return out
 

@@ -297,6 +297,24 @@ def test_a_total_confirms_a_strike_only_as_surely_as_it_could_be_a_forgotten_ent
     assert out["nines"].value == 2 and out["nines"].certain
 
 
+def test_a_total_that_adds_up_only_with_an_unsure_strike_is_confirmed_as_surely() -> None:
+    # Jacks read struck (0.91, 9 at 0.089), the total 130 (0.93, 139 at 0.022): a 9 read as
+    # struck and 139 read as 130 agree with each other. The total is confirmed only as
+    # surely as the strike would be; with an unsure *number* in the column it is confirmed.
+    def column(jacks: CellResult, total: int, other: int) -> list[CellResult]:
+        return [_cell("nines", "x", 0.9999, True), _cell("tens", 4, 0.9999, True), jacks,
+                _cell("queens", 126, 0.9999, True),
+                _cell("total", total, 0.93, False, [(other, 0.022), (total + 1, 0.012)])]
+
+    out = _by_row(check_totals(column(_cell("jacks", "x", 0.91, False, [(9, 0.089)]),
+                                      130, 139)))
+    assert out["total"].value == 130 and out["total"].confidence > 0.995
+    assert not out["total"].certain and not out["jacks"].certain
+    out = _by_row(check_totals(column(_cell("jacks", 3, 0.91, False, [(9, 0.089)]),
+                                      133, 139)))
+    assert out["total"].value == 133 and out["total"].certain
+
+
 def test_unsure_total_confirms_nothing() -> None:
     cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.97, False, [(10, 0.02)]),
              _cell("total", 7, 0.6, False, [(1, 0.3)])]
