@@ -142,6 +142,22 @@ def test_unsure_unrelated_total_changes_nothing() -> None:
     assert out[2].confidence == pytest.approx(0.4)
 
 
+def test_a_total_read_as_one_of_two_numbers_that_both_disagree_puts_the_column_up() -> None:
+    # 155 or 135, neither surely: a legible total all the same, and the entries (a 9
+    # read as struck) add up to neither. The entry that may be the reason goes to review;
+    # a total spread over many numbers (a scrawl) says nothing about the column.
+    entries = [_cell("nines", 3, 0.9999, True), _cell("tens", 4, 0.9999, True),
+               _cell("jacks", "x", 0.9908, True, [(9, 0.0055), (6, 0.0031)]),
+               _cell("queens", 119, 0.9999, True)]
+    narrow = _cell("total", 155, 0.516, False, [(135, 0.482)])
+    out = _by_row(check_totals([*entries, narrow]))
+    assert not out["jacks"].certain and out["nines"].certain
+    assert "Kolonne prüfen" in out["total"].note
+    scrawl = _cell("total", 155, 0.3, False, [(135, 0.2), (133, 0.1), (153, 0.1)])
+    out = _by_row(check_totals([*entries, scrawl]))
+    assert out["jacks"].certain and not out["total"].certain
+
+
 def test_agreeing_total_changes_nothing() -> None:
     cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.99, True),
              _cell("total", 7, 0.99, True)]
