@@ -11,7 +11,9 @@ at most 2 mm into the writable box, and runs off the crop's edge. A grid line is
 spans the crop; drop_grid_lines takes it off). The recognizer reads an unsure cell with such ink
 again without it and keeps the second reading only where both agree on the value
 (scan.recognize): a writer's own leading digit that strayed over the line into the
-margin would change the value, and then the cell stays as first read.
+margin would change the value, and then the cell stays as first read. A certain number of
+two or more digits is read again too, and is no longer certain where it reads otherwise:
+the stroke may be the leading 1 it was read with.
 """
 
 from __future__ import annotations
