@@ -71,12 +71,13 @@ class ConfirmRule:
 
 # A certain entry read less surely than this is checked when its column does not add up,
 DOUBT = 0.999
-# unless, with the written total as evidence, it is still at most this likely misread: a
-# mis-added total is then the likelier story. So an entry stays certain only if it was read
-# at 1 - SUSPECT or more and none of its readings, in the row or not, adds up to the total.
-# benchmarks.totals (rule .../SUSPECT) on 2,299 bench sheets: 693 fewer entries to check,
-# none of them wrong; from 0.005 on, entries read wrong at 0.996 stay certain.
-SUSPECT = 0.003
+# A positive SUSPECT would spare the entries that are, with the written total as evidence,
+# at most that likely misread (an entry read at 1 - SUSPECT or more none of whose readings,
+# in the row or not, adds up to the total). Off (-1: every entry below DOUBT goes up): at
+# 0.003, 693 fewer entries to check on 2,299 bench sheets and none wrong, but on fresh sets
+# two entries read wrong at 0.999 (a Könige 20 as 10, a Neuner 2 as 1) whose truth the
+# network gave almost nothing stayed certain. benchmarks.totals (rule .../SUSPECT) measures.
+SUSPECT = -1.0
 CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up for review
 # So may a total read as one of at most 3 numbers holding 0.95 together (155 or 135):
 # legible, if not surely which. On 2,299 bench sheets this caught 2 of 11 silent errors

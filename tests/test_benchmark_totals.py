@@ -38,7 +38,7 @@ def test_specs_are_parsed_or_explained() -> None:
     assert totals.PhotoSet.parse("mild:3:1:fonts").source == "fonts"
     assert totals.parse_rule("0.995:0.8") == totals.Rule(ConfirmRule(0.995, 0.8, 0.995, 0.8))
     assert totals.parse_rule("0.995:0.5:0.999:0.9") == totals.Rule(ConfirmRule(), SUSPECT)
-    assert totals.parse_rule("0.995:0.5:0.999:0.9/-1") == totals.Rule(ConfirmRule(), -1.0)
+    assert totals.parse_rule("0.995:0.5:0.999:0.9/0.003") == totals.Rule(ConfirmRule(), 0.003)
     for bad in ("mild:6", "blurry:2:1", "mild:two:1"):
         with pytest.raises(argparse.ArgumentTypeError, match="LEVEL|number"):
             totals.PhotoSet.parse(bad)
@@ -51,13 +51,13 @@ def test_specs_are_parsed_or_explained() -> None:
 
 
 def test_a_mis_added_total_is_counted_against_the_entries_it_puts_up() -> None:
-    # All certain; the total (99) fits no reading: at -1 the tens (0.998) goes to review
-    # with the total, at the scanner's own suspicion only the total does, since the tens'
+    # All certain; the total (99) fits no reading: by default the tens (0.998) goes to review
+    # with the total, at a suspicion of 0.003 only the total does, since the tens'
     # readings list nothing that would add up to 99.
     column = (_cell("nines", 3, 0.9995, True), _cell("tens", 4, 0.998, True, [(6, 0.002)]),
               _cell("total", 99, 0.99, True))
     truth = {(0, 0, "nines"): 3, (0, 0, "tens"): 4, (0, 0, "total"): 99}
-    every, own = totals.measure([(column, truth)], [totals.parse_rule("0.995:0.5/-1"),
-                                                     totals.parse_rule("0.995:0.5")])
+    every, own = totals.measure([(column, truth)], [totals.parse_rule("0.995:0.5"),
+                                                     totals.parse_rule("0.995:0.5/0.003")])
     assert every["flagged_per_sheet"] == 2 and own["flagged_per_sheet"] == 1
     assert own["certain_beyond_first_rule"] == 1 and own["of_those_wrong"] == 0

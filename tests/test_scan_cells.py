@@ -389,11 +389,11 @@ def test_a_mis_added_column_leaves_entries_certain_that_could_not_explain_it() -
     cells = [_cell("nines", 3, 0.998, True, [(2, 0.002)]),
              _cell("tens", 4, 0.998, True, [(10, 0.002)]),
              _cell("jacks", 9, 0.997, True), _cell("total", 46, 0.99, True)]
-    out = _by_row(check_totals(cells))
+    out = _by_row(check_totals(cells, suspect=0.003))
     assert out["nines"].certain and out["tens"].certain
     assert not out["jacks"].certain and out["jacks"].note.key == "check_column"
     assert not out["total"].certain and "Kolonne prüfen" in out["total"].note
-    every = _by_row(check_totals(cells, suspect=-1.0))  # every entry below DOUBT
+    every = _by_row(check_totals(cells))  # the default: every entry below DOUBT
     assert not every["nines"].certain and not every["tens"].certain
 
 
@@ -406,8 +406,8 @@ def test_a_number_the_row_does_not_allow_may_explain_a_mis_added_column() -> Non
                        outside=((34, 0.0011),))
         return [_cell("nines", 3, 0.9995, True), tens, _cell("total", total, 0.99, True)]
 
-    assert not _by_row(check_totals(column(37)))["tens"].certain  # 3 + 34
-    assert _by_row(check_totals(column(50)))["tens"].certain
+    assert not _by_row(check_totals(column(37), suspect=0.003))["tens"].certain  # 3 + 34
+    assert _by_row(check_totals(column(50), suspect=0.003))["tens"].certain
 
 
 def test_a_total_the_column_disagrees_with_is_not_called_confirmed() -> None:
