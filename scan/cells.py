@@ -292,9 +292,11 @@ def _suspects(out: list[CellResult], cells: list[int], unsure: list[int], ti: in
     """The certain entries of a column that does not add up which may be the reason: read
     less surely than DOUBT, and, weighed with the written total, more than `suspect` likely
     misread. The rest are far likelier right than the total is."""
+    doubtful = [i for i in cells if i not in unsure and out[i].confidence < DOUBT]
+    if suspect < 0.0:  # every one (the default): no posterior to work out
+        return doubtful
     known = sum(out[i].points for i in cells if i not in unsure)
-    return [i for i in cells if i not in unsure and out[i].confidence < DOUBT
-            and _misread_given_total(out, i, unsure, known, ti) > suspect]
+    return [i for i in doubtful if _misread_given_total(out, i, unsure, known, ti) > suspect]
 
 
 def _misread_given_total(out: list[CellResult], i: int, unsure: list[int], known: int,
@@ -460,7 +462,7 @@ def _confirm_total(out: list[CellResult], cells: list[int], ti: int, first_total
 def _narrow_total(total: CellResult) -> bool:
     """A total read as one of a few numbers, none of them sure: legible, if not surely
     which."""
-    top = sorted((p for v, p in candidates(total) if isinstance(v, int)), reverse=True)
+    top = sorted((p for _, p in _total_options(total)), reverse=True)
     return sum(top[:NARROW_TOTAL_READINGS]) >= NARROW_TOTAL_MASS
 
 
