@@ -277,7 +277,14 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
                             for i in unsure)
             out = _confirm(out, {ti: (total.value, total.confidence)}, rule, unwritten)
         out = _confirm_total(out, cells, ti, first_total=total.value)
-        if agreeing < 0.5 and (total_read_well or _narrow_total(total)):
+        # A column whose unsure cells, read as first read, add up to the total's first
+        # reading exactly disagrees only in probability: their readings are unlikely (a 4
+        # the network sees as a 9, which the Zehner row does not allow), not the sum. Those
+        # cells go to review anyway; the certain ones are no likelier misread than in a
+        # column that agrees.
+        adds_up_as_read = known + sum(cell_points(v) for v, _ in before.values()) == total.value
+        if (agreeing < 0.5 and (total_read_well or _narrow_total(total))
+                and not (unsure and adds_up_as_read)):
             if unsure:
                 best = known + sum(out[i].points for i in unsure)
                 out = _distrust_column(out, _suspects(out, cells, unsure, ti, suspect),

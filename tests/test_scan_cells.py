@@ -370,6 +370,24 @@ def test_an_empty_total_stays_empty() -> None:
     assert out["total"].value is None
 
 
+def test_a_column_that_adds_up_as_read_is_not_put_up_for_review() -> None:
+    # A Zehner 4 the network sees as a 9 (a number the row does not allow): its reading 4
+    # is unlikely, so the column agrees with its total only in probability. But read as
+    # read it adds up to the total exactly: the 4 goes to review, the certain entries and
+    # the total's reading do not become suspect.
+    entries = [_cell("nines", 3, 0.995, True), _cell("tens", 4, 0.005, False, [(8, 0.001)]),
+               _cell("jacks", 9, 0.997, True)]
+    total = _cell("total", 16, 0.999, True)
+    out = _by_row(check_totals([*entries, total]))
+    assert out["nines"].certain and out["jacks"].certain
+    assert not out["tens"].certain and out["tens"].value == 4
+    assert out["total"].note is None or "Kolonne prüfen" not in out["total"].note
+    # The same column with a total it does not add up to goes up as before.
+    out = _by_row(check_totals([*entries, replace(total, value=17)]))
+    assert not out["nines"].certain and not out["jacks"].certain
+    assert "Kolonne prüfen" in out["total"].note
+
+
 def test_mis_added_column_flags_the_total_and_only_the_doubtful_entries() -> None:
     cells = [_cell("nines", 3, 0.99999, True), _cell("tens", 4, 0.995, True),
              _cell("jacks", 9, 0.9999, True), _cell("total", 99, 0.99, True)]
