@@ -75,11 +75,14 @@ def test_the_reader_reads_an_unsure_cell_again_and_keeps_it_where_it_agrees() ->
     cv2.line(crop, (5, 20), (1, 90), INK, 4)
     clean = without_neighbours(crop, BOX)
     assert clean is not None
+    # Without the second look (scan.jitter), which comes after this pass and could make
+    # the first reading certain where this pass saw it unsure.
     for allowed in ((10, 20, 30, 40, 50), (1, 2, 3, 4, 5), (20, 25)):
         cell = CellCrop(crop, allowed, BOX)
-        plain = DigitModelRecognizer(edge_ink=False).read([cell])[0]
-        second = DigitModelRecognizer(edge_ink=True).read([cell])[0]
-        alone = DigitModelRecognizer(edge_ink=False).read([CellCrop(clean, allowed, BOX)])[0]
+        plain = DigitModelRecognizer(edge_ink=False, second_look=False).read([cell])[0]
+        second = DigitModelRecognizer(edge_ink=True, second_look=False).read([cell])[0]
+        alone = DigitModelRecognizer(edge_ink=False, second_look=False).read(
+            [CellCrop(clean, allowed, BOX)])[0]
         if plain.certain and isinstance(plain.value, int) and plain.value >= 10 \
                 and alone.value != plain.value:
             assert second == replace(plain, certain=False)  # the stroke may be its 1

@@ -96,7 +96,7 @@ def test_the_recognizers_own_threshold_decides() -> None:
 
 
 def test_the_read_stage_adapts_a_sample_photo_and_only_adds_certainty() -> None:
-    """samples/photos/02: adaptation makes right unsure readings certain, changes no
+    """samples/photos/01: adaptation makes right unsure readings certain, changes no
     value, and the scan without it (ScanOptions(adapt=False)) reads as before."""
     import json
     from pathlib import Path
@@ -105,7 +105,7 @@ def test_the_read_stage_adapts_a_sample_photo_and_only_adds_certainty() -> None:
     from escalero.scan.pipeline import ScanOptions, read_cells, scan_photo
     from escalero.scan.recognize import DigitModelRecognizer
 
-    photo = Path(__file__).parents[1] / "samples" / "photos" / "02-3-players.jpg"
+    photo = Path(__file__).parents[1] / "samples" / "photos" / "01-easy-2-players.jpg"
     reader = DigitModelRecognizer()
     kept: list[object] = []
 
