@@ -331,11 +331,24 @@ def test_a_total_that_adds_up_only_with_an_unsure_strike_is_confirmed_as_surely(
     assert out["total"].value == 133 and out["total"].certain
 
 
-def test_unsure_total_confirms_nothing() -> None:
+def test_a_total_read_unsurely_confirms_only_beyond_doubt() -> None:
+    # Tens 4 (0.97) or 10 (0.005); the total 7 or 13. Read at 0.75 / 0.2 the total backs
+    # the 4 to 0.998 and confirms it; read at 0.6 / 0.3 it backs it to 0.997, which a
+    # total read below CONFIDENT_TOTAL may not confirm (it needs 0.999).
+    def column(total: float, rival: float) -> list[CellResult]:
+        return [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.97, False, [(10, 0.005)]),
+                _cell("total", 7, total, False, [(13, rival)])]
+
+    strong = _by_row(check_totals(column(0.75, 0.2)))["tens"]
+    assert strong.certain and 0.995 < strong.confidence < 0.999
+    weak = _by_row(check_totals(column(0.6, 0.3)))["tens"]
+    assert not weak.certain and 0.995 < weak.confidence < 0.999
+    # With no reading of the total that backs a rival, the weak total backs the 4 beyond
+    # 0.999 and confirms it.
     cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.97, False, [(10, 0.02)]),
              _cell("total", 7, 0.6, False, [(1, 0.3)])]
-    out = _by_row(check_totals(cells))
-    assert not out["tens"].certain
+    backed = _by_row(check_totals(cells))["tens"]
+    assert backed.certain and backed.confidence > 0.999
 
 
 def test_mis_added_total_never_makes_the_alternative_certain() -> None:
