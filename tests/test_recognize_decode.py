@@ -256,3 +256,47 @@ def test_a_struck_total_is_no_total() -> None:
     assert no_total_struck(numbers)[0] == (120, 0.9)
     assert dict(no_total_struck(numbers))[None] == pytest.approx(0.1)
     assert no_total_struck(((120, 1.0),)) == ((120, 1.0),)
+
+
+def _struck_or(digit: int, p_struck: float) -> CellScores:
+    z = np.full(N_OUT, -30.0)
+    z[1], z[2] = np.log(p_struck), np.log(1 - p_struck)
+    z[3] = 0.0
+    z[HEAD_OFFSET[1] + digit] = 0.0
+    return score_cell(z)
+
+
+def _two_digits(tens: int, unit: int, other_unit: int, p: float) -> CellScores:
+    z = np.full(N_OUT, -30.0)
+    z[2], z[4] = 0.0, 0.0  # a number of two digits
+    z[HEAD_OFFSET[2] + tens] = 0.0
+    z[HEAD_OFFSET[2] + 10 + unit] = np.log(p)
+    z[HEAD_OFFSET[2] + 10 + other_unit] = np.log(1 - p)
+    return score_cell(z)
+
+
+def test_lookalike_readings_need_more_to_be_certain() -> None:
+    """A strike where the row allows a 9 or a 10, a 12 where 18 is allowed, a 6 where 9
+    is: read at 0.99 they are not certain; the same confidence is where nothing allowed
+    looks alike."""
+    from escalero.scan.recognize import LOOKALIKE_ACCEPT, lookalike
+
+    reader = DigitModelRecognizer(lone_stroke=False)
+    p = (reader.calibration.accept + LOOKALIKE_ACCEPT) / 2
+    jacks, queens = (3, 6, 9, 12, 15), (4, 8, 12, 16, 20)
+
+    def crop(row: str, allowed: tuple[int, ...]) -> CellCrop:
+        return CellCrop(np.zeros((1, 1, 3), np.uint8), allowed, row=row_key(row, allowed))
+
+    struck_jacks = reader._decode(_struck_or(9, p), crop("jacks", jacks))
+    assert not struck_jacks.certain
+    struck_queens = reader._decode(_struck_or(8, p), crop("queens", queens))
+    assert struck_queens.value == "x" and struck_queens.certain
+    assert reader._decode(_struck_or(9, (1 + LOOKALIKE_ACCEPT) / 2),
+                          crop("jacks", jacks)).certain
+    twelve = reader._decode(_two_digits(1, 2, 8, p), crop("aces", ACES))
+    assert twelve.value == 12 and not twelve.certain
+    eighteen = reader._decode(_two_digits(1, 8, 2, p), crop("aces", ACES))
+    assert eighteen.value == 18 and eighteen.certain
+    assert lookalike(jacks, 6) and not lookalike(jacks, 9) and not lookalike(queens, 12)
+    assert not lookalike(NINES, "x") and lookalike((2, 4, 6, 8, 10), "x")

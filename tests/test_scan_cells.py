@@ -18,6 +18,7 @@ from escalero.scan.cells import (
 )
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import SnappedSlot
+from escalero.scan.notes import note
 from escalero.scan.recognize import CellReading
 from escalero.sheets.layout import LayoutSpec
 from hypothesis import given, settings
@@ -451,3 +452,44 @@ def test_a_total_the_column_disagrees_with_is_not_called_confirmed() -> None:
     assert not out["total"].certain
     assert out["total"].note is not None and out["total"].note.key == "check_column"
     assert out["nines"].note is not None and out["nines"].note.key == "check_column"
+
+
+def _aces_column(aces_confidence: float, rival: float) -> list[CellResult]:
+    """Certain entries adding up to 201 with the Asse read as 12 (18 its rival), under a
+    total read as 207 at 0.86, with 201 among its readings."""
+    entries = [("nines", 2), ("tens", 6), ("jacks", 9), ("queens", 12), ("kings", 15),
+               ("straight", 25), ("full_house", 30), ("poker", 40), ("grande", 50)]
+    return [*(_cell(row, v, 0.9999, True) for row, v in entries),
+            _cell("aces", 12, aces_confidence, True, [(18, rival)]),
+            _cell("total", 207, 0.86, False, [(209, 0.07), (201, 0.033)])]
+
+
+def test_a_certain_entry_the_total_contradicts_goes_to_review() -> None:
+    # Such a column agrees with its total only as a mis-added one (0.75), so the
+    # disagreement alone flags nothing; weighed with the total, the 12 is misread w.p. 0.09.
+    out = _by_row(check_totals(_aces_column(0.995, 0.0026)))
+    assert not out["aces"].certain and out["aces"].value == 12
+    assert out["aces"].note == note("total_fits", written=207, value=18)
+    assert not out["total"].certain
+    assert all(c.certain for c in out.values() if c.row not in ("aces", "total"))
+    # Read beyond DOUBT, the entry stays certain.
+    assert _by_row(check_totals(_aces_column(0.9995, 0.0004)))["aces"].certain
+
+
+def test_a_total_misread_like_its_unsure_entry_is_not_confirmed() -> None:
+    # The Zehner is 8 or 2, the total 98 or 92: the same writer's 2 read as 8 twice. The
+    # total backs the 8 to 0.991 (not enough to confirm it), and the 8 backs the 98 to
+    # 0.998, which would confirm a total whose misreading is the entry's own.
+    def column(tens_rival: int, total_rival: int) -> list[CellResult]:
+        entries = [("nines", 2), ("jacks", 3), ("queens", 4), ("kings", 5), ("aces", 6),
+                   ("full_house", 30), ("poker", 40)]
+        return [*(_cell(row, v, 0.9999, True) for row, v in entries),
+                _cell("tens", 8, 0.6, False, [(tens_rival, 0.4)]),
+                _cell("total", 98, 0.995, False, [(total_rival, 0.003)])]
+
+    alike = _by_row(check_totals(column(2, 92)))
+    assert not alike["tens"].certain and not alike["total"].certain
+    # A rival that is no swap of the same digit (4, making 94, which the total is not
+    # read as) leaves the total a second opinion: it is confirmed.
+    other = _by_row(check_totals(column(4, 92)))
+    assert other["total"].certain and other["total"].value == 98
