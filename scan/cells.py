@@ -23,7 +23,7 @@ from escalero.scan import digit_model
 from escalero.scan.geometry import SheetGeometry
 from escalero.scan.grid import SnappedSlot
 from escalero.scan.notes import Note, note
-from escalero.scan.recognize import CellCrop, top_alternatives
+from escalero.scan.recognize import DIGIT_LOOKALIKES, CellCrop, top_alternatives
 from escalero.scan.rectify import PX_PER_MM, Rectified, page_px
 from escalero.scoring.model import TOTAL_ROW, CellValue, cell_points
 
@@ -287,20 +287,25 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
         known = sum(out[i].points for i in cells if out[i].certain)
         before = {i: (out[i].value, out[i].confidence) for i in unsure}
         first_options = {i: candidates(out[i]) for i in unsure}
+        # Entries the total may have been misread like: the same digit swapped in both (a
+        # writer's 8 read as 2 in the Asse, 18 as 12, and in the total, 198 as 192). The
+        # total is no second opinion on that digit, so it is confirmed only as surely as a
+        # strike would be; so are entries where the digits are ones the network mistakes
+        # for each other (all such digits: 0.07 flags per sheet on the bench; these: 0.006).
+        alike = _misread_alike(first_options, before, known, total)
+        cell_alike = _misread_alike(first_options, before, known, total, listed=False)
         out, agreeing = _rerank_joint(out, unsure, known, ti)
-        out = _confirm(out, before, rule, weak_total=not total_read_well)
+        out = _confirm(out, {i: b for i, b in before.items() if i not in cell_alike}, rule,
+                       weak_total=not total_read_well)
+        out = _confirm(out, {i: b for i, b in before.items() if i in cell_alike}, rule,
+                       leans_on_unwritten=True)
         if not total.certain:  # the total: the same rule
             # A total that adds up only with an unsure strike (or empty cell) in its column
             # may have been misread the same way: a 9 read as struck and 139 read as 130
             # agree. It is confirmed only as surely as that strike would be.
-            unwritten = any(not out[i].certain and not isinstance(out[i].value, int)
-                            for i in unsure)
-            # So is one that may have been misread as an unsure entry was: the same digit
-            # swapped in both (a writer's 2 read as 8 in the Zehner and in 92, read as 98).
-            alike = _misread_alike([(first_options[i], before[i][0]) for i in unsure
-                                    if not out[i].certain], known, total)
-            out = _confirm(out, {ti: (total.value, total.confidence)}, rule,
-                           unwritten or alike)
+            unwritten = any(not out[i].certain and (not isinstance(out[i].value, int)
+                                                    or i in alike) for i in unsure)
+            out = _confirm(out, {ti: (total.value, total.confidence)}, rule, unwritten)
         out = _confirm_total(out, cells, ti, first_total=total.value)
         # A column whose unsure cells, read as first read, add up to the total's first
         # reading exactly disagrees only in probability: their readings are unlikely (a 4
@@ -340,24 +345,30 @@ def _doubted_by_total(out: list[CellResult], cells: list[int], ti: int) -> dict[
     return why
 
 
-def _misread_alike(unsure: list[tuple[list[tuple[CellValue, float]], CellValue]], known: int,
-                   total: CellResult) -> bool:
-    """Whether an unsure entry (its readings, its first reading) has another reading that
-    would make the column add up to another reading of the total by the same digit swapped
-    in both: then the total is no second opinion on that digit, but the same misreading."""
-    firsts = known + sum(cell_points(first) for _, first in unsure)
+def _misread_alike(options: dict[int, list[tuple[CellValue, float]]],
+                   first: dict[int, tuple[CellValue, float]], known: int, total: CellResult,
+                   listed: bool = True) -> set[int]:
+    """The unsure entries (their readings, their first reading) with another reading that
+    differs from the first by one digit swapped, where swapping the same digit in the
+    total's first reading gives what the column adds up to with that other reading: a
+    digit pair the network mistakes for each other (recognize.DIGIT_LOOKALIKES), or, with
+    `listed`, any digit where the total's own readings list that sum."""
+    firsts = known + sum(cell_points(v) for v, _ in first.values())
     others = {v for v, _ in _total_options(total) if v != total.value}
-    for options, first in unsure:
-        if not isinstance(first, int):
+    alike = set()
+    for i, readings in options.items():
+        read = first[i][0]
+        if not isinstance(read, int):
             continue
-        for v, p in options:
-            if not isinstance(v, int) or v == first or p <= 0.0:
+        for v, p in readings:
+            if not isinstance(v, int) or v == read or p <= 0.0:
                 continue
-            s = firsts - first + v
-            swap = _one_digit_swap(first, v)
-            if s in others and swap is not None and swap == _one_digit_swap(total.value, s):
-                return True
-    return False
+            swap = _one_digit_swap(read, v)
+            col = firsts - read + v
+            if swap is not None and swap == _one_digit_swap(total.value, col) and (
+                    swap in DIGIT_LOOKALIKES or (listed and col in others)):
+                alike.add(i)
+    return alike
 
 
 def _one_digit_swap(a: Any, b: Any) -> tuple[str, str] | None:

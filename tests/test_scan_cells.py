@@ -493,3 +493,22 @@ def test_a_total_misread_like_its_unsure_entry_is_not_confirmed() -> None:
     # read as) leaves the total a second opinion: it is confirmed.
     other = _by_row(check_totals(column(4, 92)))
     assert other["total"].certain and other["total"].value == 98
+
+
+def test_an_entry_misread_like_its_total_is_confirmed_only_beyond_doubt() -> None:
+    # An Asse 12 or 18 (a writer's 8 read as 2) under a total read as 182 alone: 188 would
+    # be the same 8 read as 2 again, so the total backs the 12 to 0.9989 but cannot
+    # confirm it (it needs 0.999, as a strike would). A Könige 15 or 10 under 195 (a 5
+    # and a 0: digits the network does not mistake for each other) is confirmed.
+    def column(row: str, read: int, other: int, total: int) -> list[CellResult]:
+        entries = [("nines", 2), ("queens", 8), ("straight", 20), ("full_house", 30),
+                   ("poker", 40), ("grande", 50), ("kings", 20) if row == "aces" else ("aces", 30)]
+        return [*(_cell(r, v, 0.9999, True) for r, v in entries),
+                _cell(row, read, 0.9, False, [(other, 0.09)]),
+                _cell("total", total, 0.997, False)]
+
+    aces = _by_row(check_totals(column("aces", 12, 18, 182)))
+    assert aces["aces"].value == 12 and 0.995 < aces["aces"].confidence < 0.999
+    assert not aces["aces"].certain
+    kings = _by_row(check_totals(column("kings", 15, 10, 195)))
+    assert kings["kings"].certain and 0.995 < kings["kings"].confidence < 0.999
