@@ -82,13 +82,17 @@ class ConfirmRule:
 
 # A certain entry read less surely than this is checked when its column does not add up,
 DOUBT = 0.999
-# A positive SUSPECT would spare the entries that are, with the written total as evidence,
-# at most that likely misread (an entry read at 1 - SUSPECT or more none of whose readings,
-# in the row or not, adds up to the total). Off (-1: every entry below DOUBT goes up): at
-# 0.003, 693 fewer entries to check on 2,299 bench sheets and none wrong, but on fresh sets
-# two entries read wrong at 0.999 (a Könige 20 as 10, a Neuner 2 as 1) whose truth the
-# network gave almost nothing stayed certain. benchmarks.totals (rule .../SUSPECT) measures.
-SUSPECT = -1.0
+# A positive SUSPECT spares the entries that are, with the written total as evidence, at
+# most that likely misread (an entry read at 1 - SUSPECT or more none of whose readings,
+# in the row or not, adds up to the total); -1 puts every entry below DOUBT up. At 0.003
+# it spared 693 entries on 2,299 bench sheets, none wrong, but on fresh sets two entries
+# read wrong at 0.999 whose truth the network gave almost nothing stayed certain (a
+# Könige 20 as 10, a Neuner 2 as 1). At 0.001, replayed with the lookalike, doubt and
+# same-hand rules on 9,898 stored sheets (the bench sets and those fresh sets among them):
+# 0.10-0.13 fewer flags per sheet, and the same cells certain and wrong as at -1 (before
+# the same-hand rule, 0.002 added two and 0.003 three). benchmarks.totals measures it
+# (rule .../SUSPECT).
+SUSPECT = 0.001
 CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up for review
 # So may a total read as one of at most 3 numbers holding 0.95 together (155 or 135):
 # legible, if not surely which. On 2,299 bench sheets this caught 2 of 11 silent errors
@@ -286,26 +290,7 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
         unsure = [i for i in cells if not out[i].certain]
         known = sum(out[i].points for i in cells if out[i].certain)
         before = {i: (out[i].value, out[i].confidence) for i in unsure}
-        first_options = {i: candidates(out[i]) for i in unsure}
-        # Entries the total may have been misread like: the same digit swapped in both (a
-        # writer's 8 read as 2 in the Asse, 18 as 12, and in the total, 198 as 192). The
-        # total is no second opinion on that digit, so it is confirmed only as surely as a
-        # strike would be; so are entries where the digits are ones the network mistakes
-        # for each other (all such digits: 0.07 flags per sheet on the bench; these: 0.006).
-        alike = _misread_alike(first_options, before, known, total)
-        cell_alike = _misread_alike(first_options, before, known, total, listed=False)
-        out, agreeing = _rerank_joint(out, unsure, known, ti)
-        out = _confirm(out, {i: b for i, b in before.items() if i not in cell_alike}, rule,
-                       weak_total=not total_read_well)
-        out = _confirm(out, {i: b for i, b in before.items() if i in cell_alike}, rule,
-                       leans_on_unwritten=True)
-        if not total.certain:  # the total: the same rule
-            # A total that adds up only with an unsure strike (or empty cell) in its column
-            # may have been misread the same way: a 9 read as struck and 139 read as 130
-            # agree. It is confirmed only as surely as that strike would be.
-            unwritten = any(not out[i].certain and (not isinstance(out[i].value, int)
-                                                    or i in alike) for i in unsure)
-            out = _confirm(out, {ti: (total.value, total.confidence)}, rule, unwritten)
+        out, agreeing = _weigh_column(out, unsure, known, ti, rule, total_read_well)
         out = _confirm_total(out, cells, ti, first_total=total.value)
         # A column whose unsure cells, read as first read, add up to the total's first
         # reading exactly disagrees only in probability: their readings are unlikely (a 4
@@ -324,6 +309,38 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
         out = [replace(c, certain=False, note=doubted[i]) if i in doubted and c.certain else c
                for i, c in enumerate(out)]
     return out
+
+
+def _weigh_column(out: list[CellResult], unsure: list[int], known: int, ti: int,
+                  rule: ConfirmRule, total_read_well: bool) -> tuple[list[CellResult], float]:
+    """A column's unsure cells and its total weighed together (_rerank_joint), and the
+    first readings the weighing backs confirmed. Returns the readings and the posterior
+    that the total is the sum."""
+    total = out[ti]
+    before = {i: (out[i].value, out[i].confidence) for i in unsure}
+    first_options = {i: candidates(out[i]) for i in unsure}
+    # Entries the total may have been misread like: the same digit swapped in both (a
+    # writer's 8 read as 2 in the Asse, 18 as 12, and in the total, 198 as 192). The
+    # total is no second opinion on that digit, so it is confirmed only as surely as a
+    # strike would be; so are entries where the digits are ones the network mistakes
+    # for each other (all such digits: 0.07 flags per sheet on the bench; these: 0.006),
+    # and entries whose digit this sheet's hand writes like another (scan.same_hand).
+    alike = _misread_alike(first_options, before, known, total)
+    cell_alike = _misread_alike(first_options, before, known, total, listed=False) | {
+        i for i in unsure if (n := out[i].note) is not None and n.key == "same_hand"}
+    out, agreeing = _rerank_joint(out, unsure, known, ti)
+    out = _confirm(out, {i: b for i, b in before.items() if i not in cell_alike}, rule,
+                   weak_total=not total_read_well)
+    out = _confirm(out, {i: b for i, b in before.items() if i in cell_alike}, rule,
+                   leans_on_unwritten=True)
+    if not total.certain:  # the total: the same rule
+        # A total that adds up only with an unsure strike (or empty cell) in its column
+        # may have been misread the same way: a 9 read as struck and 139 read as 130
+        # agree. It is confirmed only as surely as that strike would be.
+        unwritten = any(not out[i].certain and (not isinstance(out[i].value, int)
+                                                or i in alike) for i in unsure)
+        out = _confirm(out, {ti: (total.value, total.confidence)}, rule, unwritten)
+    return out, agreeing
 
 
 def _doubted_by_total(out: list[CellResult], cells: list[int], ti: int) -> dict[int, Note]:
@@ -363,15 +380,15 @@ def _misread_alike(options: dict[int, list[tuple[CellValue, float]]],
         for v, p in readings:
             if not isinstance(v, int) or v == read or p <= 0.0:
                 continue
-            swap = _one_digit_swap(read, v)
+            swap = one_digit_swap(read, v)
             col = firsts - read + v
-            if swap is not None and swap == _one_digit_swap(total.value, col) and (
+            if swap is not None and swap == one_digit_swap(total.value, col) and (
                     swap in DIGIT_LOOKALIKES or (listed and col in others)):
                 alike.add(i)
     return alike
 
 
-def _one_digit_swap(a: Any, b: Any) -> tuple[str, str] | None:
+def one_digit_swap(a: Any, b: Any) -> tuple[str, str] | None:
     """The one digit that differs between two numbers written with as many digits
     (92, 98 -> ("2", "8")), else None."""
     da, db = str(a), str(b)

@@ -62,6 +62,10 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
               "by its shade; unsure cells are flagged, please check them",
         "es": "tinta roja sobre la cuadrícula roja: la cuadrícula no se puede eliminar por "
               "su color, solo por su tono; las casillas inseguras están marcadas, revíselas"},
+    "same_hand": {
+        "de": "auf diesem Blatt sieht eine {written} wie eine {read} aus: bitte prüfen",
+        "en": "on this sheet a {written} looks like a {read}: please check",
+        "es": "en esta hoja un {written} parece un {read}: revísela"},
     "decides_payout": {
         "de": "sicher gelesen, entscheidet aber die Auszahlung",
         "en": "read with certainty, but it decides the payout",

@@ -38,6 +38,7 @@ from escalero.scan.rectify import (
     outline_blur_mm,
     rectify,
 )
+from escalero.scan.same_hand import doubt_same_hand
 from escalero.scoring.certainty import PayoutCertainty
 from escalero.scoring.errors import (
     EscaleroError,
@@ -309,10 +310,12 @@ def _snap(page: Rectified, geom: SheetGeometry, source: str) -> tuple[SnappedSlo
 def _flagged(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequence[Any],
              rect: Rectified) -> list[cells_mod.CellResult]:
     """The readings as cell results, unsure where the photo says so (cells shown too
-    small, a digit hidden before a zero, a cell not placed on its grid lines)."""
+    small, a digit hidden before a zero, a cell not placed on its grid lines) or the
+    sheet's own hand does (scan.same_hand)."""
     results = cells_mod.to_results(snapped, readings)
     results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
     results = cells_mod.flag_hidden_digits(results, crops)
+    results = doubt_same_hand(results, crops)
     return flag_unplaced(results, snapped)
 
 
