@@ -23,7 +23,12 @@ from escalero.scan import digit_model
 from escalero.scan.geometry import SheetGeometry
 from escalero.scan.grid import SnappedSlot
 from escalero.scan.notes import Note, note
-from escalero.scan.recognize import DIGIT_LOOKALIKES, CellCrop, top_alternatives
+from escalero.scan.recognize import (
+    DIGIT_LOOKALIKES,
+    CellCrop,
+    one_digit_swap,
+    top_alternatives,
+)
 from escalero.scan.rectify import PX_PER_MM, Rectified, page_px
 from escalero.scoring.model import TOTAL_ROW, CellValue, cell_points
 
@@ -100,8 +105,8 @@ CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up fo
 # 0.66 / 0.31) for 16 more flags.
 NARROW_TOTAL_READINGS, NARROW_TOTAL_MASS = 3, 0.95
 # A certain entry which a legible total says is more likely than this misread goes to
-# review: an Asse 18 read as 12 at 0.995 in a column
-# of certain entries adding up to 201, under a total read as 207 at 0.86 (misread: 0.09).
+# review: an Asse 18 read as 12 at 0.995 in a column of certain entries adding up to 201,
+# under a total read as 207 at 0.86 (misread: 0.09).
 # Such a column agrees with its total only as a mis-added one, so nothing else doubted it.
 # On 2,299 bench sheets: 4.06 -> 4.08 flags per sheet, 2 sides 2.266 -> 2.268.
 MISREAD_GIVEN_TOTAL = 0.02
@@ -283,14 +288,14 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
             continue  # read as no total (or a strike): nothing to compare, nothing to invent
         cells = [i for i, c in enumerate(out)
                  if (c.side, c.column) == (side, col) and c.row != TOTAL_ROW]
-        total_read_well = _confident_total(total)  # as read, before the cells lean on it
-        # Weighed on the column as read; put up for review once the rest is done.
-        doubted = (_doubted_by_total(out, cells, ti)
-                   if total_read_well or _narrow_total(total) else {})
         unsure = [i for i in cells if not out[i].certain]
         known = sum(out[i].points for i in cells if out[i].certain)
         before = {i: (out[i].value, out[i].confidence) for i in unsure}
-        out, agreeing = _weigh_column(out, unsure, known, ti, rule, total_read_well)
+        total_read_well = _confident_total(total)  # as read, before the cells lean on it
+        # Weighed on the column as read; put up for review once the rest is done.
+        doubted = (_doubted_by_total(out, cells, unsure, known, ti)
+                   if total_read_well or _narrow_total(total) else {})
+        out, agreeing = _weigh_column(out, before, known, ti, rule, total_read_well)
         out = _confirm_total(out, cells, ti, first_total=total.value)
         # A column whose unsure cells, read as first read, add up to the total's first
         # reading exactly disagrees only in probability: their readings are unlikely (a 4
@@ -311,22 +316,22 @@ def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(
     return out
 
 
-def _weigh_column(out: list[CellResult], unsure: list[int], known: int, ti: int,
-                  rule: ConfirmRule, total_read_well: bool) -> tuple[list[CellResult], float]:
-    """A column's unsure cells and its total weighed together (_rerank_joint), and the
-    first readings the weighing backs confirmed. Returns the readings and the posterior
-    that the total is the sum."""
+def _weigh_column(out: list[CellResult], before: dict[int, tuple[CellValue, float]],
+                  known: int, ti: int, rule: ConfirmRule, total_read_well: bool
+                  ) -> tuple[list[CellResult], float]:
+    """A column's unsure cells (`before`: their first readings) and its total weighed
+    together (_rerank_joint), and the first readings the weighing backs confirmed.
+    Returns the readings and the posterior that the total is the sum."""
     total = out[ti]
-    before = {i: (out[i].value, out[i].confidence) for i in unsure}
-    first_options = {i: candidates(out[i]) for i in unsure}
+    unsure = list(before)
     # Entries the total may have been misread like: the same digit swapped in both (a
     # writer's 8 read as 2 in the Asse, 18 as 12, and in the total, 198 as 192). The
     # total is no second opinion on that digit, so it is confirmed only as surely as a
     # strike would be; so are entries where the digits are ones the network mistakes
     # for each other (all such digits: 0.07 flags per sheet on the bench; these: 0.006),
     # and entries whose digit this sheet's hand writes like another (scan.same_hand).
-    alike = _misread_alike(first_options, before, known, total)
-    cell_alike = _misread_alike(first_options, before, known, total, listed=False) | {
+    alike, lookalike = _misread_alike(out, before, known, total)
+    cell_alike = lookalike | {
         i for i in unsure if (n := out[i].note) is not None and n.key == "same_hand"}
     out, agreeing = _rerank_joint(out, unsure, known, ti)
     out = _confirm(out, {i: b for i, b in before.items() if i not in cell_alike}, rule,
@@ -343,12 +348,11 @@ def _weigh_column(out: list[CellResult], unsure: list[int], known: int, ti: int,
     return out, agreeing
 
 
-def _doubted_by_total(out: list[CellResult], cells: list[int], ti: int) -> dict[int, Note]:
+def _doubted_by_total(out: list[CellResult], cells: list[int], unsure: list[int], known: int,
+                      ti: int) -> dict[int, Note]:
     """The column's certain entries, read less surely than DOUBT, that its legible total
     says are more likely than MISREAD_GIVEN_TOTAL misread, each with why: the reading the
     total fits, if one does."""
-    unsure = [i for i in cells if not out[i].certain]
-    known = sum(out[i].points for i in cells if out[i].certain)
     written = out[ti].value
     why = {}
     for i in cells:
@@ -362,40 +366,33 @@ def _doubted_by_total(out: list[CellResult], cells: list[int], ti: int) -> dict[
     return why
 
 
-def _misread_alike(options: dict[int, list[tuple[CellValue, float]]],
-                   first: dict[int, tuple[CellValue, float]], known: int, total: CellResult,
-                   listed: bool = True) -> set[int]:
-    """The unsure entries (their readings, their first reading) with another reading that
+def _misread_alike(out: list[CellResult], first: dict[int, tuple[CellValue, float]],
+                   known: int, total: CellResult) -> tuple[set[int], set[int]]:
+    """The unsure entries (`first`: their first readings) with another reading that
     differs from the first by one digit swapped, where swapping the same digit in the
-    total's first reading gives what the column adds up to with that other reading: a
-    digit pair the network mistakes for each other (recognize.DIGIT_LOOKALIKES), or, with
-    `listed`, any digit where the total's own readings list that sum."""
+    total's first reading gives what the column adds up to with that other reading: where
+    the total's own readings list that sum or the digits are a pair the network mistakes
+    for each other (recognize.DIGIT_LOOKALIKES); and those of the latter kind alone."""
     firsts = known + sum(cell_points(v) for v, _ in first.values())
     others = {v for v, _ in _total_options(total) if v != total.value}
-    alike = set()
-    for i, readings in options.items():
-        read = first[i][0]
+    alike: set[int] = set()
+    lookalike: set[int] = set()
+    for i, (read, _) in first.items():
         if not isinstance(read, int):
             continue
-        for v, p in readings:
+        for v, p in candidates(out[i]):
             if not isinstance(v, int) or v == read or p <= 0.0:
                 continue
             swap = one_digit_swap(read, v)
             col = firsts - read + v
-            if swap is not None and swap == one_digit_swap(total.value, col) and (
-                    swap in DIGIT_LOOKALIKES or (listed and col in others)):
+            if swap is None or swap != one_digit_swap(total.value, col):
+                continue
+            if swap in DIGIT_LOOKALIKES:
                 alike.add(i)
-    return alike
-
-
-def one_digit_swap(a: Any, b: Any) -> tuple[str, str] | None:
-    """The one digit that differs between two numbers written with as many digits
-    (92, 98 -> ("2", "8")), else None."""
-    da, db = str(a), str(b)
-    if len(da) != len(db):
-        return None
-    diff = [(x, y) for x, y in zip(da, db, strict=True) if x != y]
-    return diff[0] if len(diff) == 1 else None
+                lookalike.add(i)
+            elif col in others:
+                alike.add(i)
+    return alike, lookalike
 
 
 def _suspects(out: list[CellResult], cells: list[int], unsure: list[int], ti: int,
@@ -416,7 +413,7 @@ def _misread_given_total(out: list[CellResult], i: int, unsure: list[int], known
     other certain cells as read, the unsure ones weighed by their readings, the total by
     its own (as _rerank_joint). Mass cell i's readings do not list counts as a misreading
     with likelihood `unlisted_fits`: by default one that explains the total exactly (the
-    cautious side, for sparing entries); _doubt_by_total, which doubts them, weighs it as
+    cautious side, for sparing entries); _doubted_by_total, which doubts them, weighs it as
     a wrong total would be (the total points at no reading there)."""
     cell = out[i]
     opts = [(v, p) for v, p in candidates(cell) if p > 0.0]

@@ -45,15 +45,17 @@ def lookalike(allowed: tuple[int, ...], reading: CellValue) -> bool:
         return any(v in allowed for v in STRUCK_LOOKALIKES)
     if not isinstance(reading, int):
         return False
-    read = str(reading)
-    for v in allowed:
-        other = str(v)
-        if len(other) != len(read):
-            continue
-        diff = [(a, b) for a, b in zip(read, other, strict=True) if a != b]
-        if len(diff) == 1 and diff[0] in DIGIT_LOOKALIKES:
-            return True
-    return False
+    return any(one_digit_swap(reading, v) in DIGIT_LOOKALIKES for v in allowed)
+
+
+def one_digit_swap(a: object, b: object) -> tuple[str, str] | None:
+    """The one digit that differs between two numbers written with as many digits
+    (92, 98 -> ("2", "8")), else None."""
+    da, db = str(a), str(b)
+    if len(da) != len(db):
+        return None
+    diff = [(x, y) for x, y in zip(da, db, strict=True) if x != y]
+    return diff[0] if len(diff) == 1 else None
 
 
 def top_alternatives(ranked: Sequence[tuple[CellValue, float]]

@@ -21,9 +21,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from escalero.scan.cells import CellResult, one_digit_swap
+from escalero.scan.cells import CellResult
 from escalero.scan.notes import note
-from escalero.scan.recognize import CellCrop
+from escalero.scan.recognize import CellCrop, one_digit_swap
 
 MIN_OUTSIDE = 0.5  # the share of a cell's reading on one number its row does not allow
 MIN_SHOWN = 2  # cells on the sheet that show the same swap
