@@ -15,7 +15,7 @@ pytest.importorskip("httpx")
 from escalero.web import services  # noqa: E402
 from escalero.web.app import create_app  # noqa: E402
 from escalero.web.config import WebConfig  # noqa: E402
-from escalero.web.i18n import _TEXT, LANGS, catalog, translate  # noqa: E402
+from escalero.web.i18n import _PLURAL, _TEXT, LANGS, catalog, translate  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 
@@ -45,7 +45,14 @@ def test_every_catalog_key_has_every_language_with_the_same_placeholders() -> No
         wanted = {f for _, f, _, _ in fields.parse(texts[0]) if f}
         for lang, text in zip(LANGS, texts, strict=True):
             assert {f for _, f, _, _ in fields.parse(text) if f} == wanted, (key, lang)
-    assert set(catalog("es")) == set(catalog("de")) == set(_TEXT)
+    # Plural texts: both forms in every language, with the same placeholders.
+    for key, forms in _PLURAL.items():
+        assert len(forms) == len(LANGS), key
+        for lang, (one, other) in zip(LANGS, forms, strict=True):
+            assert {f for _, f, _, _ in fields.parse(one) if f} == \
+                {f for _, f, _, _ in fields.parse(other) if f}, (key, lang)
+    plurals = {f"{k}_{form}" for k in _PLURAL for form in ("one", "other")}
+    assert set(catalog("es")) == set(catalog("de")) == set(_TEXT) | plurals
 
 
 def test_a_tafel_game_saved_twice_asks_first(client: TestClient) -> None:
@@ -133,3 +140,26 @@ def test_scanner_refusals_are_in_the_catalog() -> None:
     assert all(key in catalog(lang) for key in REASON_KEYS.values() for lang in LANGS)
     assert re.search("kein Foto", localize(services.keyed(services.UsageError, "err_not_photo"),
                                            "de"))
+
+
+def test_origin_null_is_the_apps_own_only_when_the_browser_says_same_origin() -> None:
+    from escalero.web.security import CROSS_SITE, cross_site_reason
+
+    assert cross_site_reason("POST", {"origin": "null",
+                                      "sec-fetch-site": "same-origin"}) is None
+    for site in (None, "cross-site", "same-site", "none"):
+        headers = {"origin": "null", **({"sec-fetch-site": site} if site else {})}
+        assert cross_site_reason("POST", headers) == CROSS_SITE, site
+    assert cross_site_reason("POST", {"origin": "http://evil.example", "host": "a:1",
+                                      "sec-fetch-site": "same-origin"}) == CROSS_SITE
+    assert cross_site_reason("POST", {"origin": "http://a:1", "host": "a:1"}) is None
+
+
+def test_refusals_are_in_the_pages_language_and_a_page_for_a_page(client: TestClient) -> None:
+    evil = {"Origin": "http://evil.example"}
+    r = client.post("/api/settle?lang=es", json={"sheet": sheet()}, headers=evil)
+    assert r.status_code == 403 and r.json()["error"] == translate("err_cross_site", "es")
+    r = client.post("/pin?lang=en", data={"pin": "4711"}, headers=evil)
+    assert r.status_code == 403 and r.headers["content-type"].startswith("text/html")
+    assert translate("err_cross_site", "en") in r.text and '<html lang="en">' in r.text
+    assert client.get("/").headers["Referrer-Policy"] == "same-origin"

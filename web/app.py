@@ -17,7 +17,7 @@ from escalero.scoring.errors import EscaleroError, internal_error
 from escalero.web import routes_api, routes_ledger, routes_pages
 from escalero.web.config import WebConfig
 from escalero.web.deps import HERE, MAX_JSON_BYTES, BodyTooLarge, NotJson, lang_of, page
-from escalero.web.i18n import translate
+from escalero.web.i18n import LANGS, translate
 from escalero.web.ledger import Ledger
 from escalero.web.messages import localize
 from escalero.web.security import (
@@ -70,20 +70,33 @@ async def _guarded(request: Request, call_next: CallNext) -> Response:
     path = request.url.path
     reason = cross_site_reason(request.method, request.headers)
     if reason:
-        return JSONResponse({"error": reason}, status_code=403)
+        return refusal(request, reason, 403)
     pin_guard: PinGuard | None = request.app.state.guard
     if pin_guard is None:
         # No PIN means loopback only: refuse other Host names (DNS rebinding).
         if not host_is_loopback_name(request.headers.get("host")):
-            return JSONResponse({"error": "unknown host name; open the app via "
-                                 "127.0.0.1 or localhost"}, status_code=421)
+            return refusal(request, "err_unknown_host", 421)
     elif not path.startswith(PIN_FREE) and not pin_guard.cookie_ok(
             request.cookies.get(COOKIE)):
         if path.startswith("/api/") or request.method != "GET":
             return JSONResponse({"error": translate("err_pin_required", lang_of(request))},
                                 status_code=401)
-        return RedirectResponse(f"/pin?next={quote(path)}", status_code=303)
+        # Back to the page asked for, with its query; the PIN page in its language.
+        query = request.url.query
+        target = quote(path + (f"?{query}" if query else ""), safe="/")
+        lang = request.query_params.get("lang")
+        chosen = f"&lang={lang}" if lang in LANGS else ""
+        return RedirectResponse(f"/pin?next={target}{chosen}", status_code=303)
     return await call_next(request)
+
+
+def refusal(request: Request, key: str, status: int) -> Response:
+    """A refused request in the page's language: JSON for the API, a page for a page
+    (a form posted from elsewhere shows a page, not raw JSON)."""
+    message = translate(key, lang_of(request))
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message}, status_code=status)
+    return page(request, "error.html", status=status, message=message)
 
 
 async def escalero_error(request: Request, err: EscaleroError) -> Response:

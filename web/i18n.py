@@ -7,6 +7,8 @@ only the app's own words live here. A message key may hold {placeholders}.
 
 from __future__ import annotations
 
+import math
+
 LANGS = ("de", "en", "es")
 DEFAULT_LANG = "de"
 
@@ -318,9 +320,24 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "PIN incorrecto.",
     ),
     "pin_locked": (
-        "Zu viele Versuche; bitte eine Minute warten.",
-        "Too many tries; please wait a minute.",
-        "Demasiados intentos; esperá un minuto.",
+        "Zu viele Versuche: bitte {wait} warten, dann die PIN noch einmal eingeben.",
+        "Too many tries: please wait {wait}, then enter the PIN again.",
+        "Demasiados intentos: esperá {wait} y volvé a ingresar el PIN.",
+    ),
+    "pin_wrong_wait": (
+        "Falsche PIN. Der nächste Versuch geht in {wait}.",
+        "Wrong PIN. The next try is possible in {wait}.",
+        "PIN incorrecto. El próximo intento es posible en {wait}.",
+    ),
+    "err_cross_site": (
+        "Anfragen von anderen Webseiten werden abgelehnt: die Seiten der App selbst verwenden.",
+        "Requests from other web sites are refused; use the app's own pages.",
+        "Se rechazan las solicitudes de otros sitios web: usá las páginas de la app.",
+    ),
+    "err_unknown_host": (
+        "Unbekannter Hostname: die App über 127.0.0.1 oder localhost öffnen.",
+        "Unknown host name; open the app via 127.0.0.1 or localhost.",
+        "Nombre de host desconocido: abrí la app con 127.0.0.1 o localhost.",
     ),
     "ok": (
         "OK",
@@ -820,14 +837,54 @@ _TEXT: dict[str, tuple[str, str, str]] = {
 }
 
 
+# Texts with a number in them, in each language's plural forms (CLDR categories "one" and
+# "other"; de, en and es need no more for whole numbers): (de, en, es), each (one, other).
+_PLURAL: dict[str, tuple[tuple[str, str], tuple[str, str], tuple[str, str]]] = {
+    "n_seconds": (
+        ("{n} Sekunde", "{n} Sekunden"),
+        ("{n} second", "{n} seconds"),
+        ("{n} segundo", "{n} segundos"),
+    ),
+    "n_minutes": (
+        ("{n} Minute", "{n} Minuten"),
+        ("{n} minute", "{n} minutes"),
+        ("{n} minuto", "{n} minutos"),
+    ),
+}
+
+
+def plural_form(n: int) -> str:
+    """The CLDR plural category of a whole number in de, en and es: "one" or "other"."""
+    return "one" if n == 1 else "other"
+
+
+def translate_n(key: str, lang: str, n: int, **params: object) -> str:
+    """A text with the number `n` in it, in the plural form `n` takes in `lang`."""
+    forms = _PLURAL[key][LANGS.index(lang) if lang in LANGS else 0]
+    return forms[0 if plural_form(n) == "one" else 1].format(n=n, **params)
+
+
+def wait_text(seconds: float, lang: str) -> str:
+    """How long to wait, rounded up: "2 Sekunden", "4 Minuten"."""
+    whole = max(1, math.ceil(seconds))
+    if whole < 120:
+        return translate_n("n_seconds", lang, whole)
+    return translate_n("n_minutes", lang, math.ceil(whole / 60))
+
+
 def translate(key: str, lang: str, **params: object) -> str:
     text = _TEXT[key][LANGS.index(lang) if lang in LANGS else 0]
     return text.format(**params) if params else text
 
 
 def catalog(lang: str) -> dict[str, str]:
-    """All strings for one language (handed to the page's JavaScript)."""
-    return {k: translate(k, lang) for k in _TEXT}
+    """All strings for one language (handed to the page's JavaScript); a plural text as
+    key_one and key_other (the page picks one with Intl.PluralRules)."""
+    texts = {k: translate(k, lang) for k in _TEXT}
+    i = LANGS.index(lang) if lang in LANGS else 0
+    for key, forms in _PLURAL.items():
+        texts[f"{key}_one"], texts[f"{key}_other"] = forms[i]
+    return texts
 
 
 def keys() -> tuple[str, ...]:

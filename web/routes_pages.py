@@ -7,7 +7,7 @@ import math
 
 from escalero.web import printing
 from escalero.web.deps import LANG_COOKIE, Config, Guard, Lang, LedgerDep, page, safe_target
-from escalero.web.i18n import pick_lang, translate
+from escalero.web.i18n import pick_lang, translate, wait_text
 from escalero.web.security import COOKIE
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -66,11 +66,17 @@ async def pin_submit(request: Request, pin_guard: Guard, lang: Lang) -> Response
     client = request.client.host if request.client else ""
     outcome = pin_guard.try_pin(str(form.get("pin") or ""), client)
     if outcome != "ok":
-        key = "pin_locked" if outcome == "locked" else "pin_wrong"
         locked = outcome == "locked"
-        refused = page(request, "pin.html", status=429 if locked else 403,
-                       next=target, message=translate(key, lang))
+        # The message names the wait the guard really imposes (the first is 2 s).
         wait = pin_guard.wait_seconds(client)
+        if locked:
+            message = translate("pin_locked", lang, wait=wait_text(wait, lang))
+        elif wait:
+            message = translate("pin_wrong_wait", lang, wait=wait_text(wait, lang))
+        else:
+            message = translate("pin_wrong", lang)
+        refused = page(request, "pin.html", status=429 if locked else 403,
+                       next=target, message=message)
         if wait:
             refused.headers["Retry-After"] = str(math.ceil(wait))
         return refused

@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -49,8 +49,9 @@ class PinGuard:
     out; the doubling wait makes even a 4-digit PIN take days to guess from one address.
     """
 
-    def __init__(self, pin: str) -> None:
+    def __init__(self, pin: str, clock: Callable[[], float] = time.monotonic) -> None:
         self._pin = pin
+        self.clock = clock  # seconds, monotonic (a test may give its own)
         self._key = secrets.token_bytes(32)
         self._clients: OrderedDict[str, _Strikes] = OrderedDict()
         self._lock = threading.Lock()
@@ -64,14 +65,14 @@ class PinGuard:
 
     def wait_seconds(self, client: str, now: float | None = None) -> float:
         """How long `client` must wait before its next try (0 when it may try now)."""
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         with self._lock:
             strikes = self._current(client, now)
             return max(0.0, strikes.locked_until - now) if strikes else 0.0
 
     def try_pin(self, pin: str, client: str = "", now: float | None = None) -> str:
         """'ok', 'wrong' or 'locked' (this client must wait; the PIN is not even checked)."""
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         with self._lock:
             strikes = self._current(client, now)
             if strikes and now < strikes.locked_until:
@@ -114,25 +115,33 @@ SECURITY_HEADERS = {
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Not no-referrer: under it Chromium posts the app's own forms with `Origin: null`.
+    # same-origin sends the origin (and referrer) to the app itself and nothing elsewhere.
+    "Referrer-Policy": "same-origin",
 }
+CROSS_SITE = "err_cross_site"  # the catalog key (web.i18n) of the refusal
 
 
 def cross_site_reason(method: str, headers: Mapping[str, str]) -> str | None:
-    """Why a state-changing request looks cross-site, or None when it may go on.
+    """The catalog key of why a state-changing request looks cross-site (CROSS_SITE), or
+    None when it may go on.
 
     Browsers send Origin (and Sec-Fetch-Site) with every cross-origin POST/DELETE;
     a tool such as curl sends neither and is not a browser acting for someone else.
+    `Origin: null` (a sandboxed frame, a data: page, or a form whose page hides its
+    referrer) counts as the app's own only when the browser says so in Sec-Fetch-Site.
     """
     if method in ("GET", "HEAD", "OPTIONS"):
         return None
     origin = headers.get("origin")
+    fetch_site = headers.get("sec-fetch-site")
+    if origin == "null":
+        return None if fetch_site == "same-origin" else CROSS_SITE
     if origin is not None:
-        if origin == "null" or urlsplit(origin).netloc.lower() != \
-                (headers.get("host") or "").lower():
-            return "requests from other web sites are refused; use the app's own pages"
-    elif headers.get("sec-fetch-site") in ("cross-site", "same-site"):
-        return "requests from other web sites are refused; use the app's own pages"
+        if urlsplit(origin).netloc.lower() != (headers.get("host") or "").lower():
+            return CROSS_SITE
+    elif fetch_site in ("cross-site", "same-site"):
+        return CROSS_SITE
     return None
 
 

@@ -1,0 +1,222 @@
+"""The phone app as a pub table meets it (issue 37), in a real phone-sized browser:
+Debian's chromium via Playwright at 390x844, against live servers (one with a PIN).
+
+Screenshots go to pytest's tmp dir (`shots`), and are copied to /tmp/web-shots/table/ for a
+person to look at; the test run prints where.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS_COPY = Path("/tmp/web-shots/table")
+SAMPLES = Path(__file__).parents[1] / "samples" / "photos"
+PIN = "4711"
+WIDTH, HEIGHT = 390, 844
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium"
+                       " (apt install chromium)"),
+]
+playwright_api = pytest.importorskip("playwright.sync_api", reason="needs playwright for Python")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Live:
+    """A server in a thread: its base URL and its app (a test reaches the PIN guard)."""
+
+    def __init__(self, db: Path, pin: str | None = None) -> None:
+        import uvicorn
+        from escalero.web.app import create_app
+        from escalero.web.config import WebConfig
+
+        self.app = create_app(WebConfig(db_path=db, pin=pin))
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=port,
+                                                    log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    live = Live(tmp_path_factory.mktemp("data") / "ledger.sqlite3")
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def pin_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    live = Live(tmp_path_factory.mktemp("pin") / "ledger.sqlite3", pin=PIN)
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("shots")
+    print(f"\nscreenshots: {path} (copied to {SHOTS_COPY})")
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+def phone(browser: Any, base: str) -> Any:
+    """A new phone (its own cookies and storage) showing nothing yet."""
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT},
+                                  device_scale_factor=2, is_mobile=True, has_touch=True,
+                                  accept_downloads=True)
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda err: pg.errors.append(str(err)))
+    pg.on("console", lambda msg: pg.errors.append(msg.text) if msg.type == "error" else None)
+    pg.set_default_timeout(45000)
+    pg.base = base
+    return pg
+
+
+@pytest.fixture
+def page(browser: Any, server: Live) -> Iterator[Any]:
+    pg = phone(browser, server.base)
+    yield pg
+    pg.context.close()
+    assert not pg.errors, f"JavaScript errors: {pg.errors}"
+
+
+@pytest.fixture
+def pin_page(browser: Any, pin_server: Live) -> Iterator[Any]:
+    pg = phone(browser, pin_server.base)
+    yield pg
+    errors = [e for e in pg.errors if "status of 40" not in e and "status of 429" not in e]
+    pg.context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+def snap(page: Any, shots: Path, name: str, full: bool = True) -> None:
+    path = shots / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full)
+    SHOTS_COPY.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, SHOTS_COPY / path.name)
+
+
+def fits_the_phone(page: Any) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= WIDTH, f"page is {width} px wide on a {WIDTH} px phone"
+
+
+# --- 1. the PIN ---------------------------------------------------------------------------
+
+WORDS = {
+    "de": {"title": "PIN eingeben", "wrong": "Falsche PIN", "wait": "2 Sekunden",
+           "tafel": "Tafel"},
+    "en": {"title": "Enter PIN", "wrong": "Wrong PIN", "wait": "2 seconds", "tafel": "Score"},
+    "es": {"title": "Ingresar PIN", "wrong": "PIN incorrecto", "wait": "2 segundos",
+           "tafel": "Planilla"},
+}
+
+
+def enter_pin(page: Any, pin: str) -> None:
+    page.fill("input[name=pin]", pin)
+    with page.expect_navigation():
+        page.click("form button[type=submit]")
+
+
+@pytest.mark.parametrize("lang", ["de", "en", "es"])
+def test_the_right_pin_lets_the_table_in(pin_page: Any, shots: Path, lang: str) -> None:
+    page = pin_page
+    page.goto(page.base + f"/tafel?lang={lang}")
+    assert page.url.startswith(page.base + "/pin")
+    page.wait_for_selector(f"h1:text('{WORDS[lang]['title']}')")
+    fits_the_phone(page)
+    snap(page, shots, f"1-pin-{lang}")
+    enter_pin(page, PIN)
+    assert page.url == page.base + f"/tafel?lang={lang}", page.content()[:300]
+    page.wait_for_selector("#setup-variants input")
+    assert page.locator(".tabs a.on").inner_text() == WORDS[lang]["tafel"]
+    # In: the page's own requests (rules, settle) pass too.
+    page.fill("#players", "Anna\nBen")
+    page.click("#setup button[type=submit]")
+    page.wait_for_selector(".points-bar strong")
+    snap(page, shots, f"1-pin-in-{lang}")
+
+
+@pytest.mark.parametrize("lang", ["de", "en", "es"])
+def test_wrong_pins_say_how_long_to_wait_and_the_wait_is_real(
+        pin_page: Any, pin_server: Live, shots: Path, lang: str) -> None:
+    from escalero.web.security import FREE_TRIES
+
+    page = pin_page
+    guard = pin_server.app.state.guard
+    clock = [1000.0]
+    guard.clock = lambda: clock[0]  # the guard's time, moved by the test, not by sleeping
+    guard._clients.clear()  # this phone's address starts with no wrong tries
+    page.goto(page.base + f"/pin?next=/ledger&lang={lang}")
+    for i in range(FREE_TRIES - 1):
+        enter_pin(page, f"{i:04d}")
+        message = page.locator("p.msg.bad").inner_text()
+        assert message == WORDS[lang]["wrong"] + ".", message
+    enter_pin(page, "0000")  # the last free try: the next one waits 2 s
+    message = page.locator("p.msg.bad").inner_text()
+    assert message.startswith(WORDS[lang]["wrong"]) and WORDS[lang]["wait"] in message
+    enter_pin(page, PIN)  # even the right PIN waits its turn, and is told so
+    message = page.locator("p.msg.bad").inner_text()
+    assert WORDS[lang]["wait"] in message and "Minute" not in message.title(), message
+    assert page.url.startswith(page.base + "/pin")
+    fits_the_phone(page)
+    snap(page, shots, f"1-pin-locked-{lang}")
+    clock[0] += 2.0  # the wait the page named is over
+    enter_pin(page, PIN)
+    assert page.url == page.base + "/ledger"
+
+
+def test_a_form_posted_from_another_site_is_refused_with_a_page(
+        pin_page: Any, shots: Path) -> None:
+    """A cross-site form still gets refused, as a page in the app's words, not JSON."""
+    from escalero.web.i18n import translate
+
+    page = pin_page
+    evil = "http://evil.example/"
+    page.route(evil, lambda route: route.fulfill(content_type="text/html", body=(
+        f'<form method="post" action="{page.base}/pin"><input name="pin" value="{PIN}">'
+        '<button>go</button></form>')))
+    page.goto(evil)
+    with page.expect_navigation():
+        page.click("button")
+    assert page.url.startswith(page.base + "/pin")
+    assert page.locator("p.msg.bad").inner_text() == translate("err_cross_site", "de")
+    assert page.locator("html").get_attribute("lang") == "de"
+    assert "escalero_pin" not in {c["name"] for c in page.context.cookies()}
+    snap(page, shots, "1-cross-site-refused")
