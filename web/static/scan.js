@@ -14,6 +14,11 @@ let crops = {};         // "side/column/row" -> the cell's handwriting (JPEG dat
 const UPLOAD_LONG_SIDE = 2500;  // px: plenty for the scanner, a fraction of a 12 MP photo
 const DOUBT = 0.5;      // a best reading below this may be writing the row does not allow
 const skipped = new Set();  // cells passed over with "Weiter" in this round
+// The review in progress, kept for this tab (sessionStorage): a reload, back/forward or a
+// language switch finds the answers, names and stake again. It holds the scan's readings
+// and the cells' crops, not the photo.
+const REVIEW = "escalero.scan.review";
+let shown = null;       // the scan result on the page, without its photo
 
 function keyOf(item) { return `${item.side}/${item.column}/${item.row}`; }
 function asList(k) { const [s, c, r] = k.split("/"); return [Number(s), Number(c), r]; }
@@ -32,6 +37,23 @@ function changed() {
   $("save").disabled = false;
   settler.schedule(body());
   updateFlagNote();
+  storeReview();
+}
+
+function storeReview() {
+  if (!editor || !shown) return;
+  try {
+    sessionStorage.setItem(REVIEW, JSON.stringify({
+      result: shown, sheet: editor.getSheet(), edited: [...editor.edited],
+      checked: [...editor.checked], stake: $("stake").value, currency: $("currency").value,
+      saved: $("save").disabled }));
+  } catch (e) {
+    // Storage full or switched off: the review goes on, it just will not survive a reload.
+  }
+}
+
+function storedReview() {
+  try { return JSON.parse(sessionStorage.getItem(REVIEW) || "null"); } catch (e) { return null; }
 }
 
 // Cells still to ask: those the payout hangs on, in the server's order, not yet answered.
@@ -147,13 +169,18 @@ function flagExtras() {
   }
 }
 
-async function showResult(result) {
-  const sheet = { game: result.game, variant: result.variant || [], sides: result.sides };
+// A scan's result on the page; `kept` is a review stored before a reload (its sheet as
+// edited, the cells answered, the stake), shown again instead of the result's first reading.
+async function showResult(result, kept = null) {
+  let sheet = { game: result.game, variant: result.variant || [], sides: result.sides };
   if (result.serial) sheet.serial = result.serial;
-  const rules = await fetchRules(sheet.game, sheet.variant);
+  if (kept && kept.sheet) sheet = kept.sheet;
+  const rules = await fetchRules(sheet.game, sheet.variant || []);
+  const { image, ...rest } = result;
+  shown = rest;
   $("result").hidden = false;
-  if (result.image) $("overlay").src = result.image;
-  $("overlay").parentElement.hidden = !result.image;
+  if (image) $("overlay").src = image;
+  $("overlay").parentElement.hidden = !image;
   scan = result.readings ? { readings: result.readings, asked: result.review.map(keyOf) } : null;
   crops = result.crops || {};
   payout = null;
@@ -162,6 +189,16 @@ async function showResult(result) {
     rules, sheet, review: result.review, written: true, onChange: changed,
     nameCrops: result.name_crops || {},
     onFocus: (k, flag) => showPanel(k, flag) });
+  if (kept) {
+    for (const k of kept.edited || []) editor.edited.add(k);
+    for (const k of kept.checked || []) {
+      editor.checked.add(k);
+      const input = editor.input(k);
+      if (input) input.parentElement.classList.add("checked");
+    }
+    $("stake").value = kept.stake ?? $("stake").value;
+    $("currency").value = kept.currency || $("currency").value;
+  }
   $("settle-status").textContent = "";  // a new sheet: the last one's "saved" is not its
   $("settle-status").className = "msg";
   delete $("settle-status").dataset.settle;
@@ -188,12 +225,15 @@ async function showResult(result) {
     showPanel(null, null);
   });
   changed();
+  if (kept && kept.saved) { $("save").disabled = true; storeReview(); }
 }
 
 $("photo").addEventListener("change", async () => {
   const file = $("photo").files[0];
   if (!file) return;
   $("result").hidden = true;
+  shown = null;  // a new photo replaces the review on the page, and the one kept
+  try { sessionStorage.removeItem(REVIEW); } catch (e) { /* storage off */ }
   $("status").className = "msg busy";
   $("status").textContent = T.reading;
   // The layout form only matters when the QR code cannot be read; empty = from the QR code.
@@ -262,5 +302,14 @@ $("stake").addEventListener("input", () => editor && changed());
 $("currency").addEventListener("input", () => editor && changed());
 $("save").addEventListener("click", () => {
   if (payout && !payout.certain && !window.confirm(T.confirm_unsure_save)) return;
-  saveToLedger(body(), $("settle-status"), $("save"));
+  saveToLedger(body(), $("settle-status"), $("save")).then(storeReview);
 });
+
+// A review kept in this tab (reload, back/forward, language switch) comes back as it was.
+const keptReview = storedReview();
+if (keptReview && keptReview.result) {
+  showResult(keptReview.result, keptReview).catch(() => {
+    try { sessionStorage.removeItem(REVIEW); } catch (e) { /* storage off */ }
+    $("result").hidden = true;
+  });
+}
