@@ -22,6 +22,7 @@ from escalero.scan.geometry import (
     SheetGeometry,
     default_side_names,
     geometry_for,
+    page_frame,
     page_frames,
 )
 from escalero.scan.grid import SnappedSlot, flag_unplaced, snap_slots
@@ -58,6 +59,14 @@ if TYPE_CHECKING:  # the sheet planner loads only when a layout is named
 
 NO_LAYOUT = ("sheet found, but its QR code cannot be read: name the layout with "
              "--game and --players (and --pairs, --variant, --paper if used)")
+LAYOUT_CONFLICT = ("the sheet's QR code names {code}, but its corner marks {marks}: the code "
+                   "is not this sheet's; photograph the sheet with its own code (or with "
+                   "the other one covered), or type its entries in for `escalero settle`")
+LAYOUT_NOT_AS_NAMED = ("the layout options name {named}, but the sheet's {where} names "
+                       "{sheet}: leave out --game/--players/--pairs/--variant/--paper (the "
+                       "sheet names its own layout) or photograph the sheet they describe")
+# The fields of a LayoutSpec a user can name (the version is the print's, never named).
+LAYOUT_FIELDS = frozenset({"game", "variants", "sides", "pairs", "paper"})
 
 
 class ScanOptionError(UsageError):
@@ -68,6 +77,9 @@ class ScanOptionError(UsageError):
 class ScanOptions:
     recognizer: str = "default"
     layout: LayoutSpec | None = None  # used when the QR code cannot be read
+    # The fields of `layout` the user named (LAYOUT_FIELDS; None: all of them): a sheet
+    # that names its own layout otherwise is refused (Reason.LAYOUT_NOT_AS_NAMED).
+    layout_fields: frozenset[str] | None = None
     debug_dir: str | Path | None = None
     names: tuple[str, ...] = ()  # players in sheet order (pairs: two per side)
     stake: str | None = None
@@ -154,25 +166,104 @@ def _recognizer(name: str) -> Recognizer:
 
 
 def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
-                     marked: LayoutSpec | None = None) -> tuple[SheetGeometry, str]:
+                     marked: LayoutSpec | None = None,
+                     markers: tuple[locate.MarkerHit, ...] = (),
+                     fits: locate.Fits | None = None, hint_fields: frozenset[str] | None = None) -> tuple[SheetGeometry, str]:
     """The layout from the QR code, else from the fiducials' ids (`marked`), else from
-    the user's hint, else refuse."""
+    the user's hint, else refuse.
+
+    The sources are cross-checked, never one silently preferred: a QR code that names
+    another sheet than the corner marks (`marked`, or on a version 1 sheet the marks' ids
+    and where they lie: `markers`, `fits`) is refused (Reason.LAYOUT_CONFLICT), and so is
+    a hint whose `hint_fields` differ from the layout the sheet names
+    (Reason.LAYOUT_NOT_AS_NAMED)."""
     from escalero.sheets.layout import decode_code
 
+    named: tuple[LayoutSpec, str | None, str] | None = None
     if qr is not None:
         try:
-            spec, serial = decode_code(qr.text)
-            return geometry_for(spec, serial), "qr"
+            code, code_serial = decode_code(qr.text)
         except SheetNotFoundError:
-            if hint is None and marked is None:
+            if marked is not None:  # read in the sheet's own QR box: pasted over
+                raise SheetNotFoundError(LAYOUT_CONFLICT.format(
+                    code=f"no sheet ({qr.text.strip()[:40]!r})",
+                    marks=f"name {describe_spec(marked)}"),
+                    reason=Reason.LAYOUT_CONFLICT) from None
+            if hint is None:
                 raise
-    if marked is not None:
-        return geometry_for(marked), "markers"
+        else:
+            check_code_against_marks(code, marked, markers, fits or [])
+            named = code, code_serial, "qr"
+    if named is None and marked is not None:
+        named = marked, None, "markers"
+    if named is not None:
+        spec, serial, source = named
+        if hint is not None:
+            check_hint(hint, hint_fields, spec, source)
+        return geometry_for(spec, serial), source
     if hint is not None:
         return geometry_for(hint), "options"
     if not found_something:
         raise SheetNotFoundError(locate.NO_SHEET, reason=Reason.NO_SHEET)
     raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT)
+
+
+def check_code_against_marks(code: LayoutSpec, marked: LayoutSpec | None,
+                             markers: tuple[locate.MarkerHit, ...], fits: locate.Fits) -> None:
+    """Refuse (Reason.LAYOUT_CONFLICT) a QR code that is not the sheet's: it names another
+    layout than the corner marks' ids (layout version 2 on), or, where the ids do not name
+    one, marks of another version or a page frame the marks do not lie in."""
+    from escalero.sheets.layout import build_layout, marker_ids
+
+    def conflict(marks: str) -> SheetNotFoundError:
+        return SheetNotFoundError(LAYOUT_CONFLICT.format(code=describe_spec(code), marks=marks),
+                                  reason=Reason.LAYOUT_CONFLICT)
+
+    if marked is not None:
+        if marked != code:
+            raise conflict(f"name {describe_spec(marked)}")
+        return
+    if len(markers) < 3:  # two marks fit any page frame: they tell nothing
+        return
+    expected = marker_ids(code)
+    # One misread id is noise (the marks' own check digit refuses it); two are another print.
+    if sum(h.corner is not None and h.id != expected[h.corner] for h in markers) >= 2:
+        raise conflict("are those of another print")
+    frame = page_frame(build_layout(code))
+    if fits and all(fit[2] != frame for fit in fits):
+        raise conflict("lie where another paper or orientation has them")
+
+
+def check_hint(hint: LayoutSpec, fields: frozenset[str] | None, spec: LayoutSpec,
+               source: str) -> None:
+    """Refuse (Reason.LAYOUT_NOT_AS_NAMED) layout options that name another sheet than the
+    one photographed (`spec`, read from `source`): only the `fields` the user named count."""
+    differ = sorted(f for f in (LAYOUT_FIELDS if fields is None else fields & LAYOUT_FIELDS)
+                    if getattr(hint, f) != getattr(spec, f))
+    if differ:
+        raise ScanOptionError(
+            LAYOUT_NOT_AS_NAMED.format(named=describe_spec(hint, differ),
+                                       where="QR code" if source == "qr" else "corner marks",
+                                       sheet=describe_spec(spec, differ)),
+            reason=Reason.LAYOUT_NOT_AS_NAMED)
+
+
+def describe_spec(spec: LayoutSpec, fields: Sequence[str] | None = None) -> str:
+    """A layout in words for a message ("escalero, 3 players, weights-123, A4"): the
+    `fields` given (LAYOUT_FIELDS names), else all of them."""
+    from escalero.sheets.layout import LAYOUT_VERSION
+
+    shown = set(LAYOUT_FIELDS if fields is None else fields)
+    words = [spec.game] if "game" in shown else []
+    if shown & {"sides", "pairs"}:
+        words.append(f"{spec.sides} {'pairs' if spec.pairs else 'players'}")
+    if "variants" in shown:
+        words.append("+".join(spec.variants) if spec.variants else "no variant")
+    if "paper" in shown:
+        words.append(spec.paper.upper())
+    if fields is None and spec.version != LAYOUT_VERSION:
+        words.append(f"layout version {spec.version}")
+    return ", ".join(words)
 
 
 def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),
@@ -286,7 +377,8 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
         # ours; and a lone marker is no sheet either (clutter shows one now and then):
         # two that lie where a printed page has them are.
         hint = options.layout if inferred is None else inferred.spec
-        geom, source = resolve_geometry(qr, hint, qr is not None or bool(fits), marked)
+        geom, source = resolve_geometry(qr, hint, qr is not None or bool(fits), marked,
+                                        markers, fits, options.layout_fields)
         warnings: tuple[str, ...] = ()
         if inferred is not None and source == "options":
             source, warnings = "grid", (inferred.warning,)

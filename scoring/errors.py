@@ -37,6 +37,11 @@ class Reason(StrEnum):
     OUT_OF_VIEW = "out_of_view"  # part of the grid outside the picture
     GRID_MISSING = "grid_missing"  # the printed grid is not where the layout puts it
     GRID_UNPLACEABLE = "grid_unplaceable"  # too few cells placed on the printed grid
+    # The QR code names another sheet than the corner marks do (pasted over, or another
+    # sheet's): the layout, and so the payout, is not known.
+    LAYOUT_CONFLICT = "layout_conflict"
+    # --game/--players (the web page's layout form) name another sheet than the sheet does.
+    LAYOUT_NOT_AS_NAMED = "layout_not_as_named"
 
 
 class EscaleroError(Exception):

@@ -133,3 +133,21 @@ def cover(page: np.ndarray, box_mm: tuple[float, float, float, float], px_per_mm
     p0 = (max(0, round((x - grow_mm) * px_per_mm)), max(0, round((y - grow_mm) * px_per_mm)))
     p1 = (round((x + w + grow_mm) * px_per_mm), round((y + h + grow_mm) * px_per_mm))
     page[p0[1]:p1[1], p0[0]:p1[0]] = 255
+
+
+def paste_code(page: np.ndarray, spec, text: str, px_per_mm: float) -> None:
+    """Paste another QR code (`text`, drawn by the renderer's own QR generator) over the
+    printed one of the sheet for `spec`: a forged or borrowed code."""
+    from escalero.sheets.layout import QR_CLEAR_MM, build_layout
+    from escalero.sheets.render import qr_modules
+
+    box = build_layout(spec).qr
+    cover(page, box, px_per_mm, grow_mm=QR_CLEAR_MM / 2)
+    modules = qr_modules(text)
+    n = len(modules)
+    for r, row in enumerate(modules):
+        for c, dark in enumerate(row):
+            if dark:
+                x0, x1 = (round((box.x + k * box.w / n) * px_per_mm) for k in (c, c + 1))
+                y0, y1 = (round((box.y + k * box.h / n) * px_per_mm) for k in (r, r + 1))
+                page[y0:y1, x0:x1] = 0

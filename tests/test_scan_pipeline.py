@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from escalero.scan.geometry import geometry_for
 from escalero.scan.pipeline import ScanOptionError, ScanOptions, scan_photo
-from escalero.scoring.errors import UnreadableSheetError
+from escalero.scoring.errors import Reason, UnreadableSheetError
 from escalero.sheets.layout import LayoutSpec
 from scan_support import InkRecognizer, cover, encode_jpeg, photo_of, written_sheet
 
@@ -57,8 +57,11 @@ def test_layout_from_the_markers_when_the_qr_code_is_gone(page) -> None:
     result = scan_photo(photo, ScanOptions(), recognizer=InkRecognizer())
     assert result.layout_source == "markers" and _inked(result) == set(ENTRIES)
     assert not result.warnings and "serial" not in result.sheet_json
-    # The printed ids win over a hint, as the QR code does.
-    result = scan_photo(photo, ScanOptions(layout=LayoutSpec(sides=4)),
+    # A hint naming another sheet than the printed ids do is refused, not overruled.
+    with pytest.raises(ScanOptionError) as err:
+        scan_photo(photo, ScanOptions(layout=LayoutSpec(sides=4)), recognizer=InkRecognizer())
+    assert err.value.reason == Reason.LAYOUT_NOT_AS_NAMED and "corner marks" in str(err.value)
+    result = scan_photo(photo, ScanOptions(layout=LayoutSpec(sides=2)),
                         recognizer=InkRecognizer())
     assert result.layout_source == "markers" and result.geometry.n_sides == 2
 

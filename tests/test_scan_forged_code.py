@@ -1,0 +1,81 @@
+"""A sheet whose QR code names another layout than its corner marks (a code pasted over,
+or another sheet's) is refused with its reason, never read by the code and settled as
+certain; layout options that name another sheet than the photographed one are refused
+too. The photos are the real printed sheet with the renderer's own QR code of another
+spec pasted over the printed one."""
+
+from __future__ import annotations
+
+import pytest
+from escalero.scan.pipeline import ScanOptionError, ScanOptions, scan_photo
+from escalero.scoring.errors import Reason, SheetNotFoundError
+from escalero.sheets.layout import LayoutSpec, encode_code
+from scan_support import InkRecognizer, encode_jpeg, paste_code, photo_of, written_sheet
+
+PPM = 6.0
+SERIAL = "K7Q2-001"
+THREE = LayoutSpec(sides=3)
+ENTRIES = {(0, 0, "nines"): 3, (1, 1, "poker"): 45, (2, 2, "grande"): 80, (0, 0, "total"): 3}
+
+
+def _photo(spec: LayoutSpec, code: str | None = None) -> bytes:
+    page = written_sheet(spec, ENTRIES, SERIAL, PPM)
+    if code is not None:
+        paste_code(page, spec, code, PPM)
+    return encode_jpeg(photo_of(page, size=(1500, 2000), angle=3, seed=5))
+
+
+def _scan(photo: bytes, **options: object):
+    return scan_photo(photo, ScanOptions(**options), recognizer=InkRecognizer())
+
+
+@pytest.mark.parametrize("forged", [
+    LayoutSpec(variants=("weights-123",), sides=3),  # the payout changes, the grid not
+    LayoutSpec(sides=2),  # a player would be dropped
+    LayoutSpec(sides=2, pairs=True),
+    LayoutSpec(sides=3, paper="a5"),  # no sheet: three sides do not fit on A5
+    LayoutSpec(sides=3, version=1),
+], ids=["weights-123", "2-sides", "pairs", "a5", "version-1"])
+def test_a_code_naming_another_layout_than_the_marks_is_refused(forged) -> None:
+    with pytest.raises(SheetNotFoundError) as err:
+        _scan(_photo(THREE, encode_code(forged, SERIAL)))
+    assert err.value.reason == Reason.LAYOUT_CONFLICT
+    message = str(err.value)
+    assert len(message.splitlines()) == 1
+    assert "QR code" in message and "corner marks name escalero, 3 players" in message
+    assert "photograph the sheet with its own code" in message
+
+
+def test_the_sheets_own_code_still_reads_by_the_code() -> None:
+    result = _scan(_photo(THREE, encode_code(THREE, SERIAL)))
+    assert result.layout_source == "qr" and result.sheet_json["serial"] == SERIAL
+    assert result.geometry.n_sides == 3
+
+
+@pytest.mark.parametrize("forged", [
+    LayoutSpec(sides=3),  # version 2: its marks would carry the spec, these are ids 0-3
+    LayoutSpec(sides=6, version=1),  # printed landscape: the marks lie elsewhere
+], ids=["version-2-code", "landscape-code"])
+def test_an_old_sheet_with_a_code_its_marks_cannot_have_is_refused(forged) -> None:
+    old = LayoutSpec(sides=3, version=1)
+    with pytest.raises(SheetNotFoundError) as err:
+        _scan(_photo(old, encode_code(forged, SERIAL)))
+    assert err.value.reason == Reason.LAYOUT_CONFLICT
+
+
+def test_an_old_sheet_still_reads_by_its_code() -> None:
+    old = LayoutSpec(sides=3, version=1)  # ids 0-3: the marks name no layout
+    result = _scan(_photo(old))
+    assert result.layout_source == "qr" and result.geometry.n_sides == 3
+
+
+def test_layout_options_that_name_another_sheet_are_refused() -> None:
+    photo = _photo(THREE)
+    with pytest.raises(ScanOptionError) as err:
+        _scan(photo, layout=LayoutSpec(sides=4), layout_fields=frozenset({"sides", "pairs"}))
+    assert err.value.reason == Reason.LAYOUT_NOT_AS_NAMED
+    assert "4 players" in str(err.value) and "3 players" in str(err.value)
+    # What the options leave out is not compared; what they name alike is no conflict.
+    result = _scan(photo, layout=LayoutSpec(sides=3, variants=("strasse-25",)),
+                   layout_fields=frozenset({"sides", "pairs"}))
+    assert result.layout_source == "qr" and result.geometry.variants == ()
