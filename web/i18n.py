@@ -721,6 +721,12 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "The photo is larger than {mb} MB; take it at a lower resolution or send a JPEG.",
         "La foto pesa más de {mb} MB: sacala con menos resolución.",
     ),
+    "err_photo_damaged": (
+        "Das Foto ist beschädigt oder nur zum Teil angekommen: noch einmal senden oder neu "
+        "aufnehmen.",
+        "The photo is damaged or arrived incomplete: send it again or take a new one.",
+        "La foto está dañada o llegó incompleta: enviala otra vez o sacá una nueva.",
+    ),
     "err_no_sheet": (
         "Keine Spieltabelle gefunden: das Handy so halten, dass alle vier Eckmarken im Bild sind.",
         "No score sheet found: hold the phone so all four corner marks are in the picture.",

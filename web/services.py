@@ -365,6 +365,12 @@ def scan_bytes(data: bytes, lang: str, layout: LayoutSpec | None = None,
     except LayoutUnknownError:
         # The scanner's "QR unreadable" hint names CLI options; the page has a form.
         raise keyed(LayoutUnknownError, "err_no_layout") from None
+    except PhotoError as err:
+        if getattr(err, "key", None) or err.reason:
+            raise
+        # The decoder's words are for the command line (file name, library detail): the
+        # page says in its language that the photo is damaged or no image it can read.
+        raise keyed(PhotoError, "err_photo_damaged") from None
     out = dict(result.to_json())
     out["image"] = encode_jpeg(result.overlay())
     out["crops"] = review_crops(result.rectified, result.cells, out.get("review", ()))
