@@ -349,3 +349,51 @@ def test_a_damaged_photo_is_told_in_the_pages_language(page: Any, shots: Path,
         assert message == translate("err_photo_damaged", lang), (name, message)
         fits_the_phone(page)
         snap(page, shots, f"3-damaged-{name.split('.')[0]}-{lang}")
+
+
+# --- 4. the payout's count is honest, in real plurals, and in view while reviewing --------
+
+def text_of(page: Any, selector: str) -> str:
+    return page.locator(selector).inner_text().replace("\u00a0", " ").replace("\u202f", " ")
+
+
+@pytest.mark.parametrize("lang", ["de", "en", "es"])
+def test_the_payout_count_is_honest_and_shown_in_the_review_panel(
+        page: Any, shots: Path, lang: str) -> None:
+    needs_scanner()
+    from escalero.web.i18n import translate, translate_n
+
+    scan_sample(page, lang=lang)
+    answered = 0
+    for step in range(30):
+        banner = text_of(page, "#flag-count")
+        assert "(ern)" not in banner and "(s)" not in banner, banner
+        if page.evaluate("payout.certain"):
+            break
+        asked = page.evaluate("deciding().length")
+        assert asked >= 1
+        assert banner == translate_n("payout_hangs", lang, asked), banner
+        # More may be asked after each answer: the page says so, with how sure it is now.
+        more = text_of(page, "#flag-more")
+        assert page.locator("#flag-more").is_visible() and "%" in more
+        page.click("#first-flag")
+        progress = page.locator("#review-progress")
+        assert progress.is_visible()
+        box = progress.bounding_box()
+        assert 0 <= box["y"] and box["y"] + box["height"] <= HEIGHT, box  # on screen
+        line = text_of(page, "#review-progress")
+        assert line.startswith(translate_n("review_answered", lang, answered)), line
+        assert "%" in line
+        if step == 0:
+            snap(page, shots, f"4-review-progress-{lang}", full=False)
+        count = page.evaluate("window.settledCount")
+        page.locator("#review .chip:not(.next):not(.illegal)").first.click()
+        page.wait_for_function("(n) => window.settledCount > n", arg=count)
+        answered += 1
+    else:
+        raise AssertionError("the payout never became certain")
+    assert text_of(page, "#flag-count").startswith(translate("payout_sure", lang))
+    assert page.locator("#flag-more").is_hidden()
+    assert answered >= 1, "the sample asks nothing: it does not test the count"
+    fits_the_phone(page)
+    snap(page, shots, f"4-payout-certain-{lang}")

@@ -374,11 +374,6 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "Delete all entries?",
         "¿Borrar todas las anotaciones?",
     ),
-    "incomplete": (
-        "Felder noch offen",
-        "cells still open",
-        "casillas todavía vacías",
-    ),
     "variant_strasse-25": (
         "Straße 25 (serviert 30)",
         "Straight 25 (served 30)",
@@ -580,11 +575,6 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "Payout certain",
         "Pago seguro",
     ),
-    "payout_hangs": (
-        "Auszahlung hängt an {n} Feld(ern)",
-        "Payout depends on {n} cell(s)",
-        "El pago depende de {n} casilla(s)",
-    ),
     "payout_unsure": (
         "Auszahlung noch nicht sicher",
         "Payout not certain yet",
@@ -595,10 +585,18 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "Sheet not finished: payout provisional",
         "Planilla sin terminar: pago provisorio",
     ),
-    "payout_rest": (
-        "{n} weitere unsichere Felder: die Auszahlung hängt nicht an ihnen; prüfen ist freiwillig.",
-        "{n} other unsure cells: the payout does not hang on them; checking them is optional.",
-        "{n} casillas dudosas más: el pago no depende de ellas; revisarlas es opcional.",
+    "payout_more": (
+        "Jetzt {pct} sicher, sicher ab {need}. Nach jeder Antwort wird neu gerechnet: es können "
+        "Felder dazukommen.",
+        "Now {pct} sure, certain from {need}. Every answer is counted again: more cells may "
+        "be asked.",
+        "Ahora {pct} seguro, seguro desde {need}. Cada respuesta se recalcula: pueden sumarse "
+        "casillas.",
+    ),
+    "review_now": (
+        "Auszahlung {pct} sicher (sicher ab {need})",
+        "Payout {pct} sure (certain from {need})",
+        "Pago {pct} seguro (seguro desde {need})",
     ),
     "confirm_unsure_save": (
         "Die Auszahlung ist noch nicht sicher. Trotzdem in die Kassa?",
@@ -675,11 +673,6 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "vorläufig",
         "provisional",
         "provisorio",
-    ),
-    "provisional_amounts": (
-        "Betrag (vorläufig: {n} Felder offen)",
-        "Amount (provisional: {n} cells open)",
-        "Importe (provisorio: {n} casillas vacías)",
     ),
     "stake_none": (
         "ohne Einsatz",
@@ -855,6 +848,37 @@ _PLURAL: dict[str, tuple[tuple[str, str], tuple[str, str], tuple[str, str]]] = {
         ("{n} Minute", "{n} Minuten"),
         ("{n} minute", "{n} minutes"),
         ("{n} minuto", "{n} minutos"),
+    ),
+    "payout_hangs": (
+        ("Auszahlung hängt an {n} Feld", "Auszahlung hängt an {n} Feldern"),
+        ("Payout depends on {n} cell", "Payout depends on {n} cells"),
+        ("El pago depende de {n} casilla", "El pago depende de {n} casillas"),
+    ),
+    "payout_rest": (
+        ("{n} weiteres unsicheres Feld: die Auszahlung hängt nicht daran; prüfen ist "
+         "freiwillig.",
+         "{n} weitere unsichere Felder: die Auszahlung hängt nicht an ihnen; prüfen ist "
+         "freiwillig."),
+        ("{n} other unsure cell: the payout does not hang on it; checking it is optional.",
+         "{n} other unsure cells: the payout does not hang on them; checking them is "
+         "optional."),
+        ("{n} casilla dudosa más: el pago no depende de ella; revisarla es opcional.",
+         "{n} casillas dudosas más: el pago no depende de ellas; revisarlas es opcional."),
+    ),
+    "provisional_amounts": (
+        ("Betrag (vorläufig: {n} Feld offen)", "Betrag (vorläufig: {n} Felder offen)"),
+        ("Amount (provisional: {n} cell open)", "Amount (provisional: {n} cells open)"),
+        ("Importe (provisorio: {n} casilla vacía)", "Importe (provisorio: {n} casillas vacías)"),
+    ),
+    "incomplete": (
+        ("{n} Feld noch offen", "{n} Felder noch offen"),
+        ("{n} cell still open", "{n} cells still open"),
+        ("{n} casilla todavía vacía", "{n} casillas todavía vacías"),
+    ),
+    "review_answered": (
+        ("{n} Feld geprüft", "{n} Felder geprüft"),
+        ("{n} cell checked", "{n} cells checked"),
+        ("{n} casilla revisada", "{n} casillas revisadas"),
     ),
 }
 

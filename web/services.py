@@ -27,6 +27,7 @@ from escalero.scoring.errors import (
     ToolMissingError,
     UsageError,
 )
+from escalero.scoring.certainty import PAYOUT_ACCEPT
 from escalero.scoring.house import PRESETS, default_for
 from escalero.scoring.model import Sheet, column_name
 from escalero.scoring.money import check_currency, parse_stake, to_money
@@ -201,6 +202,7 @@ def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
     certainty = reassess(sheet, beliefs, asked, _keys(payload.get("answered"), "answered"))
     readings = {b.key: b.distribution for b in beliefs}
     return {"certain": certainty.certain, "confidence": round(certainty.confidence, 6),
+            "accept": PAYOUT_ACCEPT,
             "finished": certainty.finished,
             "cells": [{"side": i.key[0], "column": i.key[1], "row": i.key[2],
                        "affects_payout": i.affects_payout, "gain": round(i.gain, 6),

@@ -71,18 +71,44 @@ function updateFlagNote() {
   let text;
   if (!payout.finished) text = T.payout_unfinished;
   else if (payout.certain) text = `${T.payout_sure} (${percent(payout.confidence)})`;
-  else if (ask.length) text = T.payout_hangs.replace("{n}", ask.length);
+  else if (ask.length) text = plural("payout_hangs", ask.length);
   else text = `${T.payout_unsure} (${percent(payout.confidence)})`;
   $("flag-count").textContent = text;
   note.className = "msg flag-note " + (payout.certain ? "good" : "warn");
   note.hidden = false;
   $("first-flag").hidden = ask.length === 0 && rest === 0;
+  // Each answer is settled again, and a close column can put up another cell: say so,
+  // rather than promise a count that may grow.
+  const more = $("flag-more");
+  more.hidden = !payout.finished || payout.certain || ask.length === 0;
+  more.textContent = T.payout_more.replace("{pct}", percent(payout.confidence))
+    .replace("{need}", percent(payout.accept ?? 0.99, 0));
   $("flag-rest").hidden = !(payout.certain || ask.length === 0) || rest === 0;
-  $("flag-rest").textContent = T.payout_rest.replace("{n}", rest);
+  $("flag-rest").textContent = plural("payout_rest", rest);
+  updateProgress();
 }
 
-function percent(p) {
-  return p >= 0.999 ? `${(Math.floor(p * 10000) / 100).toFixed(2)} %` : `${(Math.floor(p * 1000) / 10).toFixed(1)} %`;
+// The review panel's own line on the payout: the banner has scrolled away while a
+// player answers cells.
+function updateProgress() {
+  const line = $("review-progress");
+  if (!line || !payout) return;
+  const answered = editor.checked.size;
+  const now = payout.certain ? `${T.payout_sure} (${percent(payout.confidence)})`
+    : !payout.finished ? T.payout_unfinished
+    : T.review_now.replace("{pct}", percent(payout.confidence))
+      .replace("{need}", percent(payout.accept ?? 0.99, 0));
+  line.textContent = `${plural("review_answered", answered)} · ${now}`;
+  line.className = "review-progress " + (payout.certain ? "good" : "");
+}
+
+// A probability as the page's language writes a percentage, rounded down (99.95 % is
+// never shown as 100 %): "99,0 %" in German and Spanish, "99.0%" in English.
+function percent(p, digits = null) {
+  const d = digits ?? (p >= 0.999 ? 2 : 1);
+  const down = Math.floor(p * 10 ** (d + 2)) / 10 ** (d + 2);
+  return new Intl.NumberFormat(LANG === "de" ? "de-AT" : LANG, {
+    style: "percent", minimumFractionDigits: d, maximumFractionDigits: d }).format(down);
 }
 
 function where(k) {
@@ -127,6 +153,7 @@ function showPanel(k, flag) {
   const crop = crops[k] ? el("img", { class: "crop", src: crops[k], alt: T.handwriting }) : null;
   const said = doubtful ? T.review_doubt : `${T.read_as}: ${cellText(flag.read) || "–"}${pct}`;
   panel.replaceChildren(
+    el("p", { id: "review-progress", class: "review-progress", "aria-live": "polite" }),
     el("div", { class: "review-where" }, el("strong", { text: where(k) }),
        el("span", { class: doubtful ? "doubt" : null, text: said })),
     el("div", { class: "review-body" }, crop,
@@ -135,6 +162,7 @@ function showPanel(k, flag) {
                          onmousedown: keep, onclick: () => goNext(k) }))),
     el("div", { id: "keypad", class: "keypad", hidden: true }));
   panel.hidden = false;
+  updateProgress();
 }
 
 // What is written, typed on big keys; a value the row forbids turns the cell red and

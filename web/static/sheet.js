@@ -5,6 +5,16 @@
 
 const T = JSON.parse(document.getElementById("i18n").textContent);
 const STRUCK = new Set(["x", "X", "-", "/", "0"]);
+const LANG = document.documentElement.lang || "de";
+const PLURALS = new Intl.PluralRules(LANG);
+
+// A catalog text with a number in it, in the plural form that number takes in the page's
+// language (the catalog holds key_one and key_other); {n} and other {params} filled in.
+function plural(key, n, params = {}) {
+  let text = T[`${key}_${PLURALS.select(n)}`] ?? T[`${key}_other`];
+  for (const [k, v] of Object.entries({ n, ...params })) text = text.replaceAll(`{${k}}`, v);
+  return text;
+}
 
 async function api(url, options = {}) {
   let response;
@@ -342,7 +352,7 @@ function renderSummary(root, report, options = {}) {
         el("strong", { text: `${n > 0 ? "+" : ""}${amount} ${money.currency}` })));
     }
     const empty = report.validation.filter((p) => p.kind === "empty").length;
-    parts.push(el("h2", { text: empty ? T.provisional_amounts.replace("{n}", empty) : T.amount,
+    parts.push(el("h2", { text: empty ? plural("provisional_amounts", empty) : T.amount,
                           class: empty ? "provisional" : null }), list);
     if (money.transfers.length) {
       const tl = el("ul", { class: "transfers" });
@@ -362,7 +372,7 @@ function renderSummary(root, report, options = {}) {
   } else if (!open) {
     parts.push(el("p", { class: "msg good", text: T.no_problems }));
   }
-  if (open) parts.push(el("p", { class: "hint", text: `${open} ${T.incomplete}` }));
+  if (open) parts.push(el("p", { class: "hint", text: plural("incomplete", open) }));
   root.replaceChildren(...parts);
 }
 
