@@ -6,14 +6,13 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
-from multiprocessing import Pool
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from escalero.scoring.cli import add_house_options, house_override
-from escalero.scoring.errors import EscaleroError, ExitCode, UsageError, internal_error
-from escalero.scoring.model import TOTAL_ROW, column_name
+from escalero.scoring.errors import EscaleroError, ExitCode, PhotoError, UsageError, internal_error
+from escalero.scoring.model import MAX_NAME_LEN, TOTAL_ROW, column_name
 from escalero.scoring.money import check_currency, parse_stake
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
@@ -22,6 +21,9 @@ if TYPE_CHECKING:
     from escalero.sheets.layout import LayoutSpec
 
 CELL_W = 6
+# A PHOTO file larger than the largest photo the pixel limit allows, stored uncompressed
+# (scan.load.MAX_PIXELS x 3 bytes), is refused unread; a device or pipe is read that far.
+MAX_PHOTO_BYTES = 180_000_000
 
 
 def register(subparsers: Any) -> None:
@@ -57,6 +59,14 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_scan)
 
 
+def _layout_fields(args: argparse.Namespace) -> frozenset[str]:
+    """The layout fields the options name (what a sheet naming its own layout must match)."""
+    given = {"game": args.game is not None, "variants": bool(args.variant),
+             "sides": args.players is not None, "pairs": args.players is not None or args.pairs,
+             "paper": args.paper is not None}
+    return frozenset(field for field, named in given.items() if named)
+
+
 def _layout_hint(args: argparse.Namespace) -> LayoutSpec | None:
     """The LayoutSpec the options describe (as `escalero sheet` plans it), or None."""
     if args.game is None and args.players is None and not args.variant and not args.pairs \
@@ -81,7 +91,11 @@ def _options(args: argparse.Namespace) -> ScanOptions:
     if args.debug is not None:
         _check_debug_dir(Path(args.debug))
     names = tuple(n.strip() for n in (args.names or "").split(",") if n.strip())
+    if not all(len(n) <= MAX_NAME_LEN and n.isprintable() for n in names):
+        raise UsageError(f"--names: each name must be at most {MAX_NAME_LEN} printable "
+                         "characters; give shorter names")
     return ScanOptions(recognizer=args.recognizer, layout=_layout_hint(args),
+                       layout_fields=_layout_fields(args),
                        debug_dir=None, names=names, stake=args.stake,
                        currency=currency, lang=args.lang or ("en" if args.json else "de"),
                        house=house_override(args))
@@ -213,6 +227,36 @@ def _show(v: Any) -> str:
     return "." if v is None else str(v)
 
 
+def photo_source(photo: str) -> str | bytes:
+    """What to scan for the PHOTO argument: its path; for a device or a pipe, its first
+    bytes, read up to MAX_PHOTO_BYTES. A file too large for a photo is refused before it
+    is read (PhotoError), a device or pipe that holds more once that much is read."""
+    import stat
+
+    try:
+        info = os.stat(photo)
+    except (OSError, ValueError):
+        return photo  # the loader names the problem (no such file, no permission)
+    limit = f"{MAX_PHOTO_BYTES // 10 ** 6} MB"
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size > MAX_PHOTO_BYTES:
+            raise PhotoError(f"{photo}: {info.st_size / 1e6:,.0f} MB is larger than any photo "
+                             f"(at most {limit}); send the camera's photo")
+        return photo
+    if stat.S_ISDIR(info.st_mode):
+        return photo
+    try:
+        with open(photo, "rb") as stream:
+            data = stream.read(MAX_PHOTO_BYTES + 1)
+    except OSError as err:
+        raise PhotoError(f"{photo}: cannot read it ({err.strerror}); give a photo file") \
+            from None
+    if len(data) > MAX_PHOTO_BYTES:
+        raise PhotoError(f"{photo}: more than {limit}, larger than any photo; give a photo "
+                         "file")
+    return data
+
+
 def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
     """Worker: (photo, options, debug dir, json?) -> (photo, exit code, output or error)."""
     from dataclasses import replace
@@ -223,7 +267,7 @@ def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
     if debug is not None:
         options = replace(options, debug_dir=str(Path(debug) / Path(photo).stem))
     try:
-        result = scan_photo(photo, options)
+        result = scan_photo(photo_source(photo), options)
         if as_json:
             return photo, ExitCode.OK, json.dumps(result.to_json(), ensure_ascii=False)
         return photo, ExitCode.OK, format_scan(result, options.lang)
@@ -244,7 +288,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
             from dataclasses import replace
 
             options = replace(options, debug_dir=debug)
-        result = scan_photo(photos[0], options)  # errors: one line via escalero.cli
+        # Errors: one line via escalero.cli.
+        result = scan_photo(photo_source(photos[0]), options)
         if args.json:
             json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
             sys.stdout.write("\n")
@@ -258,12 +303,45 @@ def cmd_scan(args: argparse.Namespace) -> int:
         from escalero.scan.digit_model import READ_THREADS_ENV
 
         os.environ.setdefault(READ_THREADS_ENV, "1")
-        with Pool(min(args.jobs, n)) as pool:
-            results = pool.imap(_scan_one, jobs)
-            worst = _emit(results, n, args.json)
+        worst = _emit(_in_parallel(jobs, args.jobs), n, args.json)
     else:
         worst = _emit(map(_scan_one, jobs), n, args.json)
     return worst
+
+
+LOST = ("the process reading it ended without an answer (killed, perhaps for lack of "
+        "memory); scan it alone, or with fewer --jobs")
+
+
+def _in_parallel(jobs: Sequence[tuple[str, Any, str | None, bool]], workers: int
+                 ) -> Iterator[tuple[str, int, str]]:
+    """_scan_one over `jobs` in `workers` processes, results in order. A worker that dies
+    (the OOM killer) breaks the pool: the first photo without an answer is then read once
+    more alone, and reported lost if that process dies too; the rest go on in a new pool."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    pending = list(jobs)
+    while pending:
+        pool = ProcessPoolExecutor(min(workers, len(pending)))
+        try:
+            futures = [pool.submit(_scan_one, job) for job in pending]
+            for future in futures:
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    break
+                pending.pop(0)
+                yield result
+        finally:  # the batch ended early (output failed): photos not begun are dropped
+            pool.shutdown(wait=True, cancel_futures=True)
+        if pending:
+            job = pending.pop(0)
+            with ProcessPoolExecutor(1) as alone:
+                try:
+                    yield alone.submit(_scan_one, job).result()
+                except BrokenProcessPool:
+                    yield job[0], ExitCode.INTERNAL, LOST
 
 
 def _emit(results: Any, n: int, as_json: bool) -> int:

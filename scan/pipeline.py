@@ -168,7 +168,8 @@ def _recognizer(name: str) -> Recognizer:
 def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
                      marked: LayoutSpec | None = None,
                      markers: tuple[locate.MarkerHit, ...] = (),
-                     fits: locate.Fits | None = None, hint_fields: frozenset[str] | None = None) -> tuple[SheetGeometry, str]:
+                     fits: locate.Fits | None = None,
+                     hint_fields: frozenset[str] | None = None) -> tuple[SheetGeometry, str]:
     """The layout from the QR code, else from the fiducials' ids (`marked`), else from
     the user's hint, else refuse.
 

@@ -22,6 +22,7 @@ class ExitCode(IntEnum):
     UNREADABLE_SHEET = 6  # sheet found but not readable safely (too small, too blurred)
     TOOL_MISSING = 7  # an optional tool is missing (e.g. tesseract)
     INTERNAL = 70  # internal error (a bug: please report it)
+    OUTPUT = 74  # standard output cannot be written (a full disk, closed); sysexits EX_IOERR
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, the shell's convention)
 
 
@@ -113,6 +114,12 @@ class ToolMissingError(EscaleroError):
 
     exit_code = ExitCode.TOOL_MISSING
     http_status = 503
+
+
+class OutputError(EscaleroError):
+    """Standard output cannot be written (a full disk, /dev/full, closed)."""
+
+    exit_code = ExitCode.OUTPUT
 
 
 def internal_error(err: BaseException) -> str:

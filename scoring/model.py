@@ -203,9 +203,14 @@ def with_cell(sheet: Sheet, key: CellKey, value: CellValue) -> Sheet:
 
 
 def load_sheet(path: str | Path) -> Sheet:
-    """Read a sheet JSON file (`-` reads stdin)."""
+    """Read a sheet JSON file (`-` reads stdin): at most MAX_SHEET_CHARS characters are
+    read, so a huge file or an endless pipe is refused at once."""
     try:
-        text = sys.stdin.read() if str(path) == "-" else Path(path).read_text(encoding="utf-8")
+        if str(path) == "-":
+            text = sys.stdin.read(MAX_SHEET_CHARS + 1)
+        else:
+            with Path(path).open(encoding="utf-8") as f:
+                text = f.read(MAX_SHEET_CHARS + 1)
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file; give the path of a sheet JSON file") from None
     except IsADirectoryError:
@@ -215,8 +220,8 @@ def load_sheet(path: str | Path) -> Sheet:
     except OSError as err:
         raise InputFileError(f"{path}: cannot read it ({err.strerror})") from None
     if len(text) > MAX_SHEET_CHARS:
-        raise InputFileError(f"{path}: {len(text):,} characters is far more than a sheet "
-                             f"needs (at most {MAX_SHEET_CHARS:,}); give a sheet JSON file")
+        raise InputFileError(f"{path}: far more than a sheet needs (at most "
+                             f"{MAX_SHEET_CHARS:,} characters are read); give a sheet JSON file")
     try:
         obj = parse_json(text)
     except InputFileError as err:

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 from escalero.sheets.layout import LayoutSpec, SheetOptionError, build_layout
 
+# More players than any sheet holds (Generala 8, Escalero 6 sides or 12 in pairs): a larger
+# count is refused before anything is made for it.
+MAX_PLAYERS = 16
 SERIAL_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud safely
 
 
@@ -33,6 +36,9 @@ def plan_block(game: str, players: int | None, names: str | None, pairs: bool,
             f"--players {players} but --names lists {len(listed)}; give one of the two"
         )
     count = players if players is not None else (len(listed) or (4 if pairs else 2))
+    if count > MAX_PLAYERS:  # before a name slot is made for each of them
+        raise SheetOptionError(f"--players {str(count)[:24]}: no sheet holds that many "
+                               "players; give fewer")
     if pairs and game != "escalero":
         raise SheetOptionError("--pairs is for Escalero; Generala has one column per player")
     if pairs and count < 4:

@@ -4,8 +4,13 @@ line on stderr, never a traceback; a bug is exit 70 and a batch goes on after it
 from __future__ import annotations
 
 import json
+import resource
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from escalero.scan import load, pipeline
@@ -148,3 +153,104 @@ def test_serve_refuses_a_short_pin_and_a_busy_port(capsys, monkeypatch) -> None:
         monkeypatch.setattr("escalero.web.app.create_app", lambda config: SimpleNamespace())
         code, _, err = run(["serve", "--port", str(port)], capsys)
     assert code == 2 and "already in use" in one_line(err)
+
+
+# --- bounds checked before work (issue 36: F2, F3, F12, F13) ------------------------------
+
+def run_limited(argv: list[str], stdout: Any = subprocess.PIPE, shell_tail: str = ""
+                ) -> subprocess.CompletedProcess[str]:
+    """`escalero ARGV` in a child process that cannot take more than 1.5 GB of memory: a
+    command that allocates for a hostile count fails there, not here. `shell_tail`: a
+    redirection for the child's shell (">&-" closes its stdout)."""
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "escalero", *argv])
+    limit = 1500 << 20
+    return subprocess.run(
+        ["sh", "-c", f"exec {command} {shell_tail}"], stdout=stdout, stderr=subprocess.PIPE,
+        text=True, check=False, cwd=Path(__file__).parents[1],
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+
+
+def test_settle_reads_no_more_of_a_file_than_the_limit() -> None:
+    done = run_limited(["settle", "/dev/zero"])  # endless: all of it would never fit
+    assert done.returncode == 3 and done.stdout == ""
+    assert "at most 1,000,000 characters" in one_line(done.stderr)
+
+
+def test_settle_reads_no_more_of_stdin_than_the_limit(capsys, monkeypatch) -> None:
+    class Endless:  # `yes '[' | escalero settle -`
+        def read(self, size: int = -1) -> str:
+            assert 0 <= size <= 1_000_001, "stdin read without a limit"
+            return "[" * size
+
+    monkeypatch.setattr(sys, "stdin", Endless())
+    code, out, err = run(["settle", "-"], capsys)
+    assert code == 3 and out == "" and "at most 1,000,000 characters" in one_line(err)
+
+
+def never_scan(*_args: object, **_kw: object) -> None:
+    raise AssertionError("a photo was decoded")
+
+
+def test_scan_refuses_a_file_too_large_for_a_photo_unread(tmp_path: Path, capsys,
+                                                          monkeypatch) -> None:
+    monkeypatch.setattr(pipeline, "scan_photo", never_scan)
+    huge = tmp_path / "huge.jpg"
+    with huge.open("wb") as f:  # sparse: takes no disk
+        f.truncate(200_000_000)
+    code, _, err = run(["scan", str(huge)], capsys)
+    assert code == 4 and "larger than any photo" in one_line(err)
+
+
+def test_scan_reads_a_device_only_up_to_the_limit(capsys, monkeypatch) -> None:
+    from escalero.scan import cli as scan_cli
+
+    monkeypatch.setattr(pipeline, "scan_photo", never_scan)
+    monkeypatch.setattr(scan_cli, "MAX_PHOTO_BYTES", 1000)  # a small limit: /dev/zero ends
+    code, _, err = run(["scan", "/dev/zero"], capsys)
+    assert code == 4 and "/dev/zero" in one_line(err) and "larger than any photo" in err
+
+
+@pytest.mark.parametrize("count", ["100000000", "99999999999999999999"])
+@pytest.mark.parametrize("command", [["sheet", "-o", "/tmp/never.pdf"], ["scan", "p.jpg"]],
+                         ids=["sheet", "scan"])
+def test_a_huge_player_count_is_a_usage_error_before_anything_is_made(command, count) -> None:
+    done = run_limited([*command, "--players", count])
+    assert done.returncode == 2 and "no sheet holds that many" in one_line(done.stderr)
+
+
+def test_scan_checks_name_lengths_before_the_photo(capsys, monkeypatch) -> None:
+    monkeypatch.setattr(pipeline, "scan_photo", never_scan)
+    code, _, err = run(["scan", "p.jpg", "--names", "Anna," + "B" * 41], capsys)
+    assert code == 2 and "--names" in one_line(err) and "40" in err
+
+
+@pytest.mark.parametrize("stdout", ["/dev/full", "closed"])
+def test_output_that_cannot_be_written_is_one_line_and_its_exit_code(stdout: str) -> None:
+    if stdout == "closed":
+        done = run_limited(["rules"], stdout=None, shell_tail=">&-")
+    else:
+        with open("/dev/full", "w") as full:
+            done = run_limited(["rules"], stdout=full)
+    assert done.returncode == 74
+    assert one_line(done.stderr).startswith("escalero rules: error: cannot write output")
+
+
+def test_a_batch_whose_worker_is_killed_ends_and_names_the_lost_photo(capsys,
+                                                                       monkeypatch) -> None:
+    import os
+    import signal
+
+    def scan_photo(photo: str, options: object) -> FakeResult:
+        if "killed" in photo:  # as the OOM killer does, in the worker reading it
+            os.kill(os.getpid(), signal.SIGKILL)
+        return FakeResult(photo)
+
+    monkeypatch.setattr(pipeline, "scan_photo", scan_photo)  # the forked workers' too
+    photos = ["a.jpg", "killed.jpg", "c.jpg", "d.jpg"]
+    code, out, err = run(["scan", *photos, "--jobs", "2", "--json"], capsys)
+    assert code == 70
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [(r["photo"], r.get("read"), r.get("exit_code")) for r in lines] == [
+        ("a.jpg", "a.jpg", None), ("killed.jpg", None, 70), ("c.jpg", "c.jpg", None),
+        ("d.jpg", "d.jpg", None)]
+    assert "killed" in lines[1]["error"] and "Traceback" not in err

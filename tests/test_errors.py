@@ -12,6 +12,7 @@ from escalero.scoring.errors import (
     ExitCode,
     InputFileError,
     LayoutUnknownError,
+    OutputError,
     PhotoError,
     SheetNotFoundError,
     ToolMissingError,
@@ -31,7 +32,7 @@ def test_exit_codes_are_the_documented_ones() -> None:
     table = readme.split("### Exit codes", 1)[1].split("\n\n", 2)[1]
     documented = {int(code) for code in re.findall(r"^\| (\d+) \|", table, re.M)}
     assert documented == {c.value for c in ExitCode} - {ExitCode.INTERRUPTED}
-    assert [int(c) for c in ExitCode] == [0, 2, 3, 4, 5, 6, 7, 70, 130]
+    assert [int(c) for c in ExitCode] == [0, 2, 3, 4, 5, 6, 7, 70, 74, 130]
 
 
 @pytest.mark.parametrize(("cls", "exit_code", "http_status"), [
@@ -54,6 +55,7 @@ def test_exit_codes_are_the_documented_ones() -> None:
     (LayoutUnknownError, ExitCode.SHEET_NOT_FOUND, 422),
     (UnreadableSheetError, ExitCode.UNREADABLE_SHEET, 422),
     (ToolMissingError, ExitCode.TOOL_MISSING, 503),
+    (OutputError, ExitCode.OUTPUT, 500),
 ])
 def test_each_error_class_names_its_exit_code_and_http_status(cls, exit_code, http_status):
     assert cls.exit_code is exit_code and cls.http_status == http_status
