@@ -79,3 +79,21 @@ def test_layout_options_that_name_another_sheet_are_refused() -> None:
     result = _scan(photo, layout=LayoutSpec(sides=3, variants=("strasse-25",)),
                    layout_fields=frozenset({"sides", "pairs"}))
     assert result.layout_source == "qr" and result.geometry.variants == ()
+
+
+def test_the_web_app_answers_with_the_refusal_in_the_pages_language(tmp_path) -> None:
+    from escalero.web.app import create_app
+    from escalero.web.config import WebConfig
+    from escalero.web.i18n import translate
+    from fastapi.testclient import TestClient
+
+    photo = _photo(THREE, encode_code(LayoutSpec(variants=("weights-123",), sides=3), SERIAL))
+    with TestClient(create_app(WebConfig(db_path=tmp_path / "ledger.sqlite3"))) as client:
+        r = client.post("/api/scan", content=photo)
+        assert r.status_code == 422 and "certain" not in r.text
+        assert r.json()["error"] == translate("err_layout_conflict", "de")
+        r = client.post("/api/scan?players=4", content=_photo(THREE))
+        assert r.status_code == 400
+        client.cookies.set("escalero_lang", "es")
+        r = client.post("/api/scan?players=4", content=_photo(THREE))
+        assert r.json()["error"] == translate("err_layout_not_as_named", "es")

@@ -760,6 +760,25 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "The printed grid is not where the layout puts it: photograph the whole sheet, flat.",
         "La grilla impresa no está donde debería: fotografiá la planilla entera y plana.",
     ),
+    "err_layout_conflict": (
+        "QR-Code und Eckmarken gehören zu verschiedenen Tabellen: der QR-Code ist nicht der "
+        "dieses Blatts. Das Blatt mit seinem eigenen Code fotografieren (oder den fremden "
+        "Code abdecken) oder die Einträge in die Tafel übertragen.",
+        "The QR code and the corner marks belong to different sheets: the code is not this "
+        "sheet's. Photograph the sheet with its own code (or cover the other one), or type "
+        "the entries into the score page.",
+        "El código QR y las marcas de las esquinas son de planillas distintas: el código no es "
+        "de esta planilla. Fotografiá la planilla con su propio código (o tapá el otro), o "
+        "pasá las anotaciones a la planilla en pantalla.",
+    ),
+    "err_layout_not_as_named": (
+        "Das unter „Layout“ gewählte Layout passt nicht zu dieser Tabelle, die ihr eigenes "
+        "nennt: die Auswahl leeren und noch einmal fotografieren.",
+        "The layout chosen under “Layout” does not match this sheet, which names its own: "
+        "clear the choice and take the photo again.",
+        "El formato elegido en «Formato» no coincide con esta planilla, que indica el suyo: "
+        "borrá la elección y sacá la foto otra vez.",
+    ),
     "err_no_layout": (
         "Tabelle gefunden, aber ihr QR-Code ist unlesbar: unter „Layout“ Spiel und Spielerzahl "
         "wählen und noch einmal fotografieren.",

@@ -34,6 +34,8 @@ REASON_KEYS: dict[Reason, str] = {
     Reason.TOO_BLURRED: "err_too_blurred",
     Reason.OUT_OF_VIEW: "err_out_of_view",
     Reason.GRID_MISSING: "err_grid_missing",
+    Reason.LAYOUT_CONFLICT: "err_layout_conflict",
+    Reason.LAYOUT_NOT_AS_NAMED: "err_layout_not_as_named",
 }
 
 
