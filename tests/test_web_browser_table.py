@@ -397,3 +397,103 @@ def test_the_payout_count_is_honest_and_shown_in_the_review_panel(
     assert answered >= 1, "the sample asks nothing: it does not test the count"
     fits_the_phone(page)
     snap(page, shots, f"4-payout-certain-{lang}")
+
+
+# --- 5. the Tafel's hints are whole ---------------------------------------------------------
+
+def start_tafel(page: Any, names: str = "Vroni\nKarl\nFranz", lang: str = "de") -> None:
+    page.goto(page.base + f"/tafel?lang={lang}")
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector("#setup-variants input")
+    page.fill("#players", names)
+    page.click("#setup button[type=submit]")
+    page.wait_for_selector(".points-bar strong")
+
+
+RULE_BOX = """(key) => {
+    const td = document.querySelector(`input[data-key='${key}']`).parentElement;
+    const st = getComputedStyle(td, '::after');
+    const cell = td.getBoundingClientRect();
+    const wrap = document.querySelector('.sheet-wrap').getBoundingClientRect();
+    const left = cell.left + parseFloat(st.left);
+    return {content: st.content, left, right: left + parseFloat(st.width),
+            wrapLeft: wrap.left, wrapRight: wrap.right};
+}"""
+
+
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_the_tafel_rule_and_row_hints_are_not_cut_off(page: Any, shots: Path,
+                                                     lang: str) -> None:
+    start_tafel(page, lang=lang)
+    for key in ("2/2/nines", "0/0/nines"):  # the right edge of the table, and the left
+        page.fill(f"input[data-key='{key}']", "7")
+        page.wait_for_function(f"() => document.querySelector(\"input[data-key='{key}']\")"
+                               ".parentElement.classList.contains('problem')")
+        page.focus(f"input[data-key='{key}']")
+        box = page.evaluate(RULE_BOX, key)
+        message = page.locator(f"input[data-key='{key}']").get_attribute("title")
+        assert box["content"] == f'"{message}"' and "7" in message
+        assert box["wrapLeft"] <= box["left"] and box["right"] <= box["wrapRight"], box
+        assert box["right"] <= WIDTH
+        snap(page, shots, f"5-tafel-rule-{key.replace('/', '-')}-{lang}", full=False)
+    # Every row's allowed values are shown whole ("4, 8, 12, 16, 20, 24"), not cut.
+    cut = page.eval_on_selector_all(
+        "th.lab small", "els => els.filter((e) => e.scrollWidth > e.clientWidth + 1 ||"
+        " e.scrollHeight > e.clientHeight + 1).map((e) => e.textContent)")
+    assert not cut, cut
+    hints = page.eval_on_selector_all("th.lab small", "els => els.map((e) => e.textContent)")
+    assert any(h.startswith("4, 8, 12, 16, 20") for h in hints), hints
+    fits_the_phone(page)
+
+
+# --- 6. whose column am I typing in ----------------------------------------------------------
+
+def test_the_tafel_says_whose_cell_and_shows_every_column(page: Any, shots: Path) -> None:
+    start_tafel(page)
+    bar = page.locator(".points-bar")
+    # Far down the table, the name header has scrolled away: the bar names the cell.
+    page.evaluate("window.scrollTo(0, 420)")
+    page.focus("input[data-key='2/1/aces']")
+    where = page.locator(".points-bar .cell-where")
+    assert where.is_visible() and where.inner_text() == "Franz · II · Asse"
+    assert "on" in page.locator(".bar-side[data-side='2']").get_attribute("class")
+    assert bar.bounding_box()["y"] >= 0
+    snap(page, shots, "6-tafel-where", full=False)
+    # A cell of the top row scrolled into view is not hidden under the sticky bars.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.focus("input[data-key='1/0/nines']")
+    label = page.locator("tr[data-row='nines'] th.lab").bounding_box()
+    below = bar.bounding_box()
+    assert label["y"] >= below["y"] + below["height"] - 1, (label, below)
+    # More columns to the right are marked; a tap on a side's name shows all its columns.
+    page.evaluate("window.scrollTo(0, 0); document.activeElement.blur();"
+                  "document.querySelector('.sheet-wrap').scrollLeft = 0")
+    assert page.locator(".more-right").is_visible()
+    page.locator(".bar-side[data-side='2']").click()
+    wrap = page.locator(".sheet-wrap").bounding_box()
+    labels = page.locator("tr.sums th.lab").bounding_box()
+    for c in range(3):
+        box = page.locator(f"td[data-sum='2/{c}']").bounding_box()
+        assert box["x"] >= labels["x"] + labels["width"] - 1, (c, box, labels)
+        assert box["x"] + box["width"] <= wrap["x"] + wrap["width"] + 1, (c, box, wrap)
+    assert page.locator(".more-right").is_hidden()
+    fits_the_phone(page)
+    snap(page, shots, "6-tafel-third-player", full=False)
+
+
+def test_a_forbidden_keypad_answer_is_red_not_green(page: Any, shots: Path) -> None:
+    needs_scanner()
+    scan_sample(page, "12-unfinished-illegal.jpg")
+    key = "1/0/nines"  # a written 9, which Neuner does not allow
+    page.evaluate(f"editor.focusCell('{key}')")
+    page.wait_for_selector("#review:not([hidden])")
+    page.locator("#review .chip.illegal").click()
+    page.locator("#keypad .key", has_text="9").click()
+    page.locator("#keypad .key", has_text="OK").click()
+    td = page.locator(f"input[data-key='{key}']").locator("xpath=..")
+    assert "bad" in td.get_attribute("class") and "checked" in td.get_attribute("class")
+    shadow = td.evaluate("e => getComputedStyle(e).boxShadow")
+    assert "160, 24, 24" in shadow, shadow  # the red frame (--bad), not the green one
+    page.evaluate(f"editor.focusCell('{key}')")
+    snap(page, shots, "6-keypad-forbidden", full=False)

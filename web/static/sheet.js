@@ -143,7 +143,8 @@ class SheetEditor {
       });
       const inks = [0, 1].map((m) => this.nameCrops[`${s}/${m}`]).filter(Boolean)
         .map((src) => el("img", { class: "name-crop", src, alt: T.handwriting }));
-      names.append(el("th", { colspan: cols, class: "side-head s" + (s % 6) }, ...inks, input));
+      names.append(el("th", { colspan: cols, class: "side-head s" + (s % 6), "data-head": s },
+                      ...inks, input));
     });
     head.append(names);
     if (cols > 1) {
@@ -190,11 +191,74 @@ class SheetEditor {
     foot.append(pts);
     table.append(foot);
 
-    // Wider than a phone from three players on: every side's points stay in view.
-    this.bar = el("div", { class: "points-bar", "aria-live": "polite" });
+    // Wider than a phone from three players on: every side's points stay in view, a tap
+    // on a side shows its columns, and the cell in focus is named (its header has
+    // scrolled away mid-table).
+    this.points = el("div", { class: "bar-points", "aria-live": "polite" });
+    this.here = el("div", { class: "cell-where", hidden: true });
+    this.bar = el("div", { class: "points-bar" }, this.points, this.here);
     const wrap = el("div", { class: "sheet-wrap" }, table);
-    this.root.replaceChildren(this.bar, wrap, rosterList());
+    this.more = el("div", { class: "more-right", "aria-hidden": "true" });
+    this.root.replaceChildren(this.bar, el("div", { class: "sheet-frame" }, wrap, this.more),
+                              rosterList());
     this.table = table;
+    this.wrap = wrap;
+    wrap.addEventListener("scroll", () => {
+      this.showMore();
+      const td = document.activeElement && document.activeElement.closest("td.c");
+      if (td && table.contains(td)) this.placeMsg(td);
+    }, { passive: true });
+    table.addEventListener("focusout", (ev) => {
+      if (!ev.relatedTarget || !table.contains(ev.relatedTarget)) this.showWhere(null);
+    });
+    requestAnimationFrame(() => { this.showMore(); this.keepClear(); });
+  }
+
+  // More columns to the right: a mark at the edge says the table goes on.
+  showMore() {
+    const w = this.wrap;
+    this.more.hidden = w.scrollLeft + w.clientWidth >= w.scrollWidth - 2;
+  }
+
+  // The sticky bars stay clear of the cell a phone scrolls into view.
+  keepClear() {
+    const tabs = document.querySelector(".tabs");
+    const top = tabs ? tabs.offsetHeight : 0;
+    this.bar.style.top = `${top}px`;
+    document.documentElement.style.scrollPaddingTop = `${top + this.bar.offsetHeight + 8}px`;
+  }
+
+  // Scroll the table sideways so that side s's columns sit next to the row labels.
+  showSide(s) {
+    const head = this.table.querySelector(`th[data-head="${s}"]`);
+    const lab = this.table.querySelector("th.lab");
+    if (head) this.wrap.scrollLeft = head.offsetLeft - (lab ? lab.offsetWidth : 0);
+  }
+
+  // The bar names the cell in focus (side, column, row) and marks its side.
+  showWhere(k) {
+    this.points.querySelectorAll(".bar-side").forEach((b) => b.classList.remove("on"));
+    this.here.hidden = !k;
+    if (!k) return;
+    const [s, c, rowId] = k.split("/");
+    const row = this.rules.rows.find((r) => r.id === rowId);
+    const col = this.rules.columns > 1 ? ` · ${this.rules.column_names[Number(c)]}` : "";
+    this.here.textContent = `${this.sheet.sides[Number(s)].name}${col} · ${row ? row.label : T.total}`;
+    const side = this.points.querySelector(`.bar-side[data-side="${s}"]`);
+    if (side) side.classList.add("on");
+  }
+
+  // The rule under a red cell stays inside the visible part of the table, however far
+  // it is scrolled: shifted left where the cell sits near the right edge.
+  placeMsg(td) {
+    if (!td.dataset.msg) return;
+    const wrap = this.wrap.getBoundingClientRect();
+    const cell = td.getBoundingClientRect();
+    const width = Math.min(240, wrap.width - 8);
+    const left = Math.max(wrap.left + 4 - cell.left,
+                          Math.min(0, wrap.right - 4 - width - cell.left));
+    td.style.setProperty("--msg-left", `${Math.round(left)}px`);
+    td.style.setProperty("--msg-width", `${Math.round(width)}px`);
   }
 
   // One editable cell; row === null is the written total of the column.
@@ -235,7 +299,11 @@ class SheetEditor {
       if (this.review.has(k)) { this.checked.add(k); td.classList.add("checked"); }
       this.onChange(this.getSheet());
     });
-    input.addEventListener("focus", () => this.onFocus(k, this.review.get(k) || null));
+    input.addEventListener("focus", () => {
+      this.showWhere(k);
+      this.placeMsg(td);
+      this.onFocus(k, this.review.get(k) || null);
+    });
     input.addEventListener("blur", () => {
       if (parseCell(input.value, row).value === "x") input.value = "x";
     });
@@ -287,15 +355,20 @@ class SheetEditor {
       td.classList.toggle("provisional", st.winners[c] === s && open.has(c));
       td.title = st.winners[c] === s && open.has(c) ? `${T.winner} (${T.provisional})` : "";
     });
+    const focused = this.table.querySelector("td.c input:focus");
     const pointsOf = this.sheet.sides.map((side, s) => {
       const p = st.points[s];
-      return el("span", { class: p > 0 ? "plus" : p < 0 ? "minus" : "" },
+      return el("button", { type: "button", class: "bar-side " + (p > 0 ? "plus" : p < 0 ? "minus" : ""),
+                            "data-side": s, onclick: () => this.showSide(s),
+                            onmousedown: (ev) => ev.preventDefault() },
                 el("span", { text: side.name }),
                 el("strong", { text: p > 0 ? "+" + p : String(p) }));
     });
     // A finished game adds nothing (replaceChildren would print a null as "null").
     if (!st.complete) pointsOf.push(el("em", { text: T.provisional }));
-    this.bar.replaceChildren(...pointsOf);
+    this.points.replaceChildren(...pointsOf);
+    if (focused) this.showWhere(focused.dataset.key);
+    this.keepClear();
     this.table.querySelectorAll("td.pts").forEach((td) => {
       const s = Number(td.dataset.points);
       const p = st.points[s];
@@ -314,6 +387,8 @@ class SheetEditor {
         input.parentElement.dataset.msg = p.message;
       }
     }
+    if (focused) this.placeMsg(focused.parentElement);
+    this.showMore();
     void cols;
   }
 }
