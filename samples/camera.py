@@ -18,12 +18,12 @@ field over the paper; a raised point moves away from the optical centre by h / d
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-LEVELS = ("mild", "harsh")
+LEVELS = ("mild", "harsh", "pub")
 MAP_STEP = 8  # the sampling map is computed on a grid this much coarser, then upsampled
 
 
@@ -60,6 +60,13 @@ class Level:
     cast: tuple[float, float] = (0.3, 0.55)  # light the cast shadow takes away
     gray_share: float = 0.0  # saved as a grayscale JPEG
     flatbed_share: float = 0.0  # a flatbed or copier scan instead of a phone photo
+    # The pub level's extras (another camera model): all off on mild and harsh.
+    focus_px: tuple[float, float] | None = None  # blur sigma in photo px (not mm on paper)
+    cast_soft_mm: tuple[float, float] = (0.3, 3.0)  # the cast shadow's edge softness
+    corner_shift: float = 0.0  # each page corner moved by up to this share of the page size
+    warp_px: float = 0.0  # a sinusoidal in-plane bend up to this many px at 1700 px wide
+    grid_fade_share: float = 0.0  # photos whose light-red grid print is washed out ...
+    grid_fade: tuple[float, float] = (0.0, 0.0)  # ... by this share, over most of the grid
 
 
 LEVEL_TABLE = {
@@ -79,6 +86,18 @@ LEVEL_TABLE = {
         fold_mm=(2.0, 7.0), glare_share=0.4, glare=(0.2, 0.5), depth_blur=1.5,
         clutter_share=0.6, low_res_share=0.4, cast_share=0.4, gray_share=0.15,
         flatbed_share=0.1,
+    ),
+    # A dim pub, another phone: small, blurred, noisy uploads under a soft cast shadow,
+    # with faint grid lines the blur and the shadow hide over much of the grid.
+    "pub": Level(
+        upright_share=0.5, jitter=15.0, tilt=(5.0, 20.0), fill=(0.7, 0.92),
+        bend_mm=(1.0, 6.0), curl_mm=(0.0, 4.0), light_min=(0.65, 0.7), vignette=(0.05, 0.15),
+        shadow_share=0.15, shadow=(0.1, 0.25), white_balance=0.1, focus_mm=(0.0, 0.0),
+        motion_mm=(0.0, 0.1), noise=(5.5, 6.5), jpeg=(60, 75), fold_share=0.1,
+        fold_mm=(1.0, 3.0), clutter_share=0.3, low_res_share=1.0,
+        long_side_px=(1600.0, 1920.0), cast_share=0.8, cast=(0.25, 0.45),
+        cast_soft_mm=(3.0, 15.0), focus_px=(1.5, 2.2), corner_shift=0.1, warp_px=10.0,
+        grid_fade_share=0.5, grid_fade=(0.75, 0.97),
     ),
 }  # fmt: skip
 
@@ -132,6 +151,9 @@ class ShotPlan:
     cast: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     gray: bool = False  # saved as a grayscale JPEG
     flatbed: bool = False  # a flatbed scan: flat page, even light, no perspective
+    # In-plane sinusoidal bend: amplitude mm, wavelength mm, phase, direction (rad).
+    warp: tuple[float, float, float, float] = (0.0, 1.0, 0.0, 0.0)
+    grid_fade: float = 0.0  # share of the grid print's colour washed out (most of the grid)
 
     def metadata(self) -> dict:
         """What a truth file records about the photo."""
@@ -148,6 +170,7 @@ class ShotPlan:
             "background": self.background, "no_sheet": self.no_sheet,
             "finger": self.cover_px is not None,
             "cast_shadow": round(self.cast[0], 2), "gray": self.gray, "flatbed": self.flatbed,
+            "warp_mm": round(self.warp[0], 2), "grid_fade": round(self.grid_fade, 2),
             "page_corners_px": None if self.no_sheet else [
                 [round(x, 1), round(y, 1)] for x, y in self.corners],
         }  # fmt: skip
@@ -212,7 +235,7 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
     clutter = bool(rng.random() < lv.clutter_share)
     cast = _plan_cast(rng, lv, corners, px_per_mm)
     gray = bool(lv.gray_share and rng.random() < lv.gray_share)
-    return ShotPlan(
+    plan = ShotPlan(
         level=options.level, size=size, page_mm=page_mm,
         corners=tuple((float(x), float(y)) for x, y in corners),
         rotation=rotation, tilt=tilt, distance_mm=distance, px_per_mm=px_per_mm,
@@ -228,6 +251,34 @@ def plan_shot(rng: np.random.Generator, page_mm: tuple[float, float],
         background=str(rng.choice(BACKGROUNDS)), seed=int(rng.integers(1 << 31)),
         cover_px=cover_px, no_sheet=options.no_sheet, cast=cast, gray=gray,
     )  # fmt: skip
+    # The pub level's extras, drawn last and only there: other levels' photos stay the same.
+    return _pub_extras(rng, lv, plan) if lv.corner_shift else plan
+
+
+def _pub_extras(rng: np.random.Generator, lv: Level, plan: ShotPlan) -> ShotPlan:
+    """Another camera model: corners pulled off a camera's perspective, blur set in photo
+    px, an in-plane sinusoidal bend, and (in a share) the grid print washed out."""
+    size, page_mm = plan.size, plan.page_mm
+    corners = np.array(plan.corners)
+    span = corners.max(axis=0) - corners.min(axis=0)
+    moved = corners + rng.uniform(-1, 1, (4, 2)) * lv.corner_shift * span
+    centre = corners.mean(axis=0)
+    for _ in range(20):  # stay in the frame: pull the quad towards its centre
+        if (moved.min() >= 2) and (moved[:, 0].max() <= size[0] - 2) \
+                and (moved[:, 1].max() <= size[1] - 2):
+            break
+        moved = centre + (moved - centre) * 0.95
+    edges = np.linalg.norm(np.roll(moved, -1, axis=0) - moved, axis=1)
+    px_per_mm = float((edges[0] + edges[2]) / (4 * page_mm[0])
+                      + (edges[1] + edges[3]) / (4 * page_mm[1]))
+    scale = max(size) / 1700.0
+    focus_px = _u(rng, lv.focus_px or (0.0, 0.0)) * scale
+    warp = (float(rng.uniform(0.3, 1.0) * lv.warp_px * scale / px_per_mm),
+            _u(rng, (0.5, 1.5)) * max(page_mm), float(rng.uniform(0, 2 * math.pi)),
+            float(rng.uniform(0, math.pi)))
+    fade = _u(rng, lv.grid_fade) if rng.random() < lv.grid_fade_share else 0.0
+    return replace(plan, corners=tuple((float(x), float(y)) for x, y in moved),
+                   px_per_mm=px_per_mm, focus_px=focus_px, warp=warp, grid_fade=fade)
 
 
 def _plan_rotation(rng: np.random.Generator, lv: Level, options: Options) -> float:
@@ -305,7 +356,7 @@ def _plan_cast(rng: np.random.Generator, lv: Level, corners: np.ndarray, px_per_
         -0.25, 0.25, 2)
     width = 0.0 if rng.random() < 0.5 else _u(rng, (30.0, 120.0)) * px_per_mm
     return (_u(rng, lv.cast), float(at[0]), float(at[1]), float(rng.uniform(0, math.pi)),
-            width, _u(rng, (0.3, 3.0)) * px_per_mm)
+            width, _u(rng, lv.cast_soft_mm) * px_per_mm)
 
 
 def _plan_flatbed(rng: np.random.Generator, page_mm: tuple[float, float], options: Options
@@ -454,6 +505,54 @@ def _height(plan: ShotPlan, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _sampling_maps(plan: ShotPlan, page_px: tuple[int, int]) -> tuple[np.ndarray, ...]:
     """For each photo pixel: where to sample the page raster, and the paper's shading."""
     w, h = plan.size
+    pw, ph = plan.page_mm
+    mx, my, shade = _coarse_maps(plan)
+    sx, sy = page_px[0] / pw, page_px[1] / ph
+    maps = [(mx * sx).astype(np.float32), (my * sy).astype(np.float32),
+            shade.astype(np.float32)]
+    full = (mx.shape[1] * MAP_STEP, mx.shape[0] * MAP_STEP)
+    return tuple(cv2.resize(m, full, interpolation=cv2.INTER_LINEAR)[:h, :w] for m in maps)
+
+
+def page_to_photo(plan: ShotPlan, points_mm: np.ndarray) -> np.ndarray:
+    """Where page points (N x 2, mm) land in the photo (N x 2 px), bend and all: the
+    truth a placement is measured against. Inverts the photo's sampling map (bilinear
+    between its nodes, as the photo was drawn) by Gauss-Newton from the nearest node."""
+    mx, my, _ = _coarse_maps(plan)
+    # cv2.resize (linear) puts node (i, j) at px (j + 0.5) * STEP - 0.5 of the full map.
+    out = np.zeros((len(points_mm), 2))
+    for k, (tx, ty) in enumerate(np.asarray(points_mm, np.float64)):
+        d = (mx - tx) ** 2 + (my - ty) ** 2
+        i, j = np.unravel_index(int(np.argmin(d)), d.shape)
+        u, v = float(j), float(i)  # node coordinates
+        for _ in range(8):
+            x, xu, xv = _bilinear(mx, u, v)
+            y, yu, yv = _bilinear(my, u, v)
+            det = xu * yv - xv * yu
+            if abs(det) < 1e-12:
+                break
+            ex, ey = tx - x, ty - y
+            u += (yv * ex - xv * ey) / det
+            v += (-yu * ex + xu * ey) / det
+        out[k] = ((u + 0.5) * MAP_STEP - 0.5, (v + 0.5) * MAP_STEP - 0.5)
+    return out
+
+
+def _bilinear(m: np.ndarray, u: float, v: float) -> tuple[float, float, float]:
+    """m between its nodes at column u, row v: (value, d/du, d/dv)."""
+    gh, gw = m.shape
+    j0, i0 = int(np.clip(np.floor(u), 0, gw - 2)), int(np.clip(np.floor(v), 0, gh - 2))
+    fu, fv = u - j0, v - i0
+    a, b, c, e = m[i0, j0], m[i0, j0 + 1], m[i0 + 1, j0], m[i0 + 1, j0 + 1]
+    val = (a * (1 - fu) + b * fu) * (1 - fv) + (c * (1 - fu) + e * fu) * fv
+    du = (b - a) * (1 - fv) + (e - c) * fv
+    dv = (c - a) * (1 - fu) + (e - b) * fu
+    return float(val), float(du), float(dv)
+
+
+def _coarse_maps(plan: ShotPlan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sampling map at every MAP_STEP-th photo px: page mm (x, y) and shading."""
+    w, h = plan.size
     gw, gh = w // MAP_STEP + 2, h // MAP_STEP + 2
     qx, qy = np.meshgrid(np.arange(gw, dtype=np.float64) * MAP_STEP,
                          np.arange(gh, dtype=np.float64) * MAP_STEP)
@@ -475,6 +574,11 @@ def _sampling_maps(plan: ShotPlan, page_px: tuple[int, int]) -> tuple[np.ndarray
     for _ in range(2):
         k = 1 + _height(plan, mx, my) / plan.distance_mm
         mx, my = inv(centre[0] + (qx - centre[0]) / k, centre[1] + (qy - centre[1]) / k)
+    amp, wavelength, phase, direction = plan.warp
+    if amp:  # the paper's in-plane bend: a sine across the page, moving it sideways
+        along = mx * math.cos(direction) + my * math.sin(direction)
+        move = amp * np.sin(2 * np.pi * along / wavelength + phase)
+        mx, my = mx - move * math.sin(direction), my + move * math.cos(direction)
     # Paper facing the light is brighter: shade by the slope towards a light direction.
     eps = 1.0
     z0 = _height(plan, mx, my)
@@ -482,11 +586,7 @@ def _sampling_maps(plan: ShotPlan, page_px: tuple[int, int]) -> tuple[np.ndarray
     gy = (_height(plan, mx, my + eps) - z0) / eps
     la = plan.bend[1] + 0.8
     shade = np.clip(1 + 2.5 * (gx * math.cos(la) + gy * math.sin(la)), 0.6, 1.15)
-    sx, sy = page_px[0] / pw, page_px[1] / ph
-    maps = [(mx * sx).astype(np.float32), (my * sy).astype(np.float32),
-            shade.astype(np.float32)]
-    full = (gw * MAP_STEP, gh * MAP_STEP)
-    return tuple(cv2.resize(m, full, interpolation=cv2.INTER_LINEAR)[:h, :w] for m in maps)
+    return mx, my, shade
 
 
 def _hand_shadow(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
@@ -738,6 +838,25 @@ def _paper(page_bgr: np.ndarray, plan: ShotPlan, rng: np.random.Generator
     cast = cv2.GaussianBlur(cv2.warpAffine(small, m, small.shape[::-1]), (0, 0), max(1.0, off * 2))
     cast = cv2.resize(cast, (w, h), interpolation=cv2.INTER_LINEAR)
     return colour, alpha, shade, cast
+
+
+def fade_grid(page_bgr: np.ndarray, plan: ShotPlan) -> np.ndarray:
+    """The printed page with its light-red grid washed out by `plan.grid_fade` over most
+    of the page (a smooth field, so some lines still show): a printer low on magenta, and
+    the faint lines a blurred, shadowed photo loses. Black print is kept."""
+    if not plan.grid_fade:
+        return page_bgr
+    rng = np.random.default_rng([plan.seed, 2])
+    h, w = page_bgr.shape[:2]
+    field_ = _smooth_noise(rng, (max(8, h // 16), max(8, w // 16)), (3, 3))
+    field_ = (field_ - field_.min()) / (np.ptp(field_) + 1e-6)
+    local = np.clip(plan.grid_fade * (0.75 + 0.5 * field_), 0.0, 1.0).astype(np.float32)
+    local = cv2.resize(local, (w, h), interpolation=cv2.INTER_LINEAR)
+    b, g, r = (c.astype(np.float32) for c in cv2.split(page_bgr))
+    red = np.clip((r - np.maximum(g, b)) / 60.0, 0.0, 1.0) * local
+    out = page_bgr.astype(np.float32)
+    out += (255.0 - out) * red[:, :, None]
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def take_photo(page_bgr: np.ndarray | None, plan: ShotPlan) -> bytes:

@@ -179,7 +179,7 @@ def make_photo(req: Request) -> Photo:
     serial = f"S{req.seed % 10000}-{req.index}"
     sheet = {**game.sheet, "serial": serial}
     pens: tuple[tuple[str, tuple[int, int, int], float], ...] = (
-        handwriting.HARSH_PENS if req.level == "harsh" else handwriting.PENS)
+        handwriting.HARSH_PENS if req.level in ("harsh", "pub") else handwriting.PENS)
     if req.pen is not None:
         pens = tuple(p for p in handwriting.HARSH_PENS if p[0] == req.pen)[:1]
         if not pens:
@@ -198,7 +198,7 @@ def make_photo(req: Request) -> Photo:
     if not req.no_sheet:
         # Print a little finer than the photo resolves, so the camera sets the sharpness.
         dpi = float(np.clip(plan.px_per_mm * MM_PER_INCH * 1.2, 120, 320))
-        page = blank_page(layout, serial, dpi)
+        page = camera.fade_grid(blank_page(layout, serial, dpi), plan)
         fill_page(page, layout, sheet, writer, rng)
         if req.blank_qr:
             x, y, w, h = _box_px(layout.qr.grow(QR_CLEAR_MM / 2),
@@ -217,9 +217,21 @@ def make_photo(req: Request) -> Photo:
         "illegal_cells": [list(c) for c in game.illegal_cells],
         "wrong_totals": [list(t) for t in game.wrong_totals],
         "covered_marker": req.cover_marker,
+        # Where each cell's box centre lies in the photo (px), bend and all: placement truth.
+        "placement_px": [] if req.no_sheet else _placement_truth(layout, plan),
         "request": {k: v for k, v in asdict(req).items() if v is not None},
     }
     return Photo(req.name, jpeg, truth)
+
+
+def _placement_truth(layout: Layout, plan: camera.ShotPlan) -> list[list[Any]]:
+    """[side, column, row, x px, y px] of every cell's and written total's box centre."""
+    keys = [(c.side, c.column, c.row, c.box) for c in layout.cells] + \
+        [(t.side, t.column, TOTAL_ROW, t.box) for t in layout.totals]
+    centres = np.array([(b[0] + b[2] / 2, b[1] + b[3] / 2) for *_, b in keys])
+    at = camera.page_to_photo(plan, centres)
+    return [[s, c, r, round(float(x), 2), round(float(y), 2)]
+            for (s, c, r, _), (x, y) in zip(keys, at, strict=True)]
 
 
 def write_photo(photo: Photo, out: Path) -> Path:

@@ -22,3 +22,4 @@ mk --name 13-tiny-far-away         --seed 13 --level mild --game escalero --play
 mk --name 14-no-sheet              --seed 14 --level mild --megapixels 2 --no-sheet --quality 80
 mk --name 15-flatbed-scan          --seed 17 --level harsh --game escalero --players 3 --flatbed --quality 80
 mk --name 16-upload-red-ink        --seed 21 --level harsh --game escalero --players 2 --pen ballpoint-red --megapixels 2.4
+mk --name 17-pub-grid-faint         --seed 37 --level pub --game escalero --players 2

@@ -128,6 +128,7 @@ class CellResult:
     candidates: tuple[tuple[CellValue, float], ...] = ()
     # Numbers the row does not allow that the recognizer weighed (CellReading.outside).
     outside: tuple[tuple[int, float], ...] = ()
+    place_mm: float = 0.0  # how far the box may be off its printed place (grid.SnappedSlot)
 
     @property
     def points(self) -> int:
@@ -240,7 +241,8 @@ def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[
             dist = ()
         out.append(CellResult(s.slot.side, s.slot.column, s.slot.row, value,
                               float(r.confidence), tuple(alts), bool(r.certain), s.box,
-                              candidates=dist, outside=tuple(getattr(r, "outside", ()))))
+                              candidates=dist, outside=tuple(getattr(r, "outside", ())),
+                              place_mm=s.uncertainty_mm))
     return out
 
 

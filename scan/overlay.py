@@ -90,8 +90,29 @@ def draw_photo(image: np.ndarray, result: ScanResult, long_side: int = 1600) -> 
     return out
 
 
+def draw_placement(page: np.ndarray, cells: Sequence[CellResult]) -> np.ndarray:
+    """The flat sheet with each cell's box and how far it may be off its printed place:
+    a circle of that radius at the box's centre, green when placed on its own grid lines,
+    orange when placed from lines near it, red beyond the reader's window (Lage unsicher)."""
+    from escalero.scan.grid import FOUND_MM, MAX_UNCERTAIN_MM, ONE_LINE_MM
+
+    out = page.copy()
+    for c in cells:
+        x, y, w, h = (v * PX_PER_MM for v in c.box_mm)
+        colour = GREEN if c.place_mm <= max(FOUND_MM, ONE_LINE_MM) else \
+            ORANGE if c.place_mm <= MAX_UNCERTAIN_MM else RED
+        cv2.rectangle(out, (int(x), int(y)), (int(x + w), int(y + h)), colour, 1)
+        centre = (int(x + w / 2), int(y + h / 2))
+        cv2.circle(out, centre, max(1, int(c.place_mm * PX_PER_MM)), colour, 2)
+        cv2.putText(out, f"{c.place_mm:.1f}", (int(x) + 3, int(y) + 14),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
+    return out
+
+
 def write_debug(directory: Path, image: np.ndarray, result: ScanResult) -> None:
     directory.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(directory / "placement_overlay.png"),
+                draw_placement(result.rectified, result.cells))
     cv2.imwrite(str(directory / "photo_overlay.png"), draw_photo(image, result))
     cv2.imwrite(str(directory / "sheet_overlay.png"), result.overlay())
     cv2.imwrite(str(directory / "rectified.jpg"), result.rectified,

@@ -9,7 +9,6 @@ from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import (
     FOUND_MM,
     MAX_UNCERTAIN_MM,
-    UNPLACEABLE,
     flag_unplaced,
     is_gray,
     snap_slots,
@@ -76,8 +75,17 @@ def test_hidden_grid_degrades_to_flagged_cells(page) -> None:
     assert all(c.certain for c, s in zip(flagged, snapped, strict=True) if s in seen)
 
 
-def test_sheet_without_a_visible_grid_is_refused_and_says_so(page) -> None:
+def test_sheet_without_a_visible_grid_is_read_with_every_cell_flagged(page) -> None:
+    """No grid line shows anywhere: the sheet is read, not refused; every cell is placed
+    by the homography alone and cannot be certain, with its position's doubt in the note."""
     flat = _flat(_erase_grid(page, 0.0))
-    with pytest.raises(UnreadableSheetError) as err:
-        snap_slots(flat, GEOM, strict=False)
-    assert str(err.value) == UNPLACEABLE.format(n=0, total=len(GEOM.slots))
+    snapped = snap_slots(flat, GEOM, strict=False)
+    assert len(snapped) == len(GEOM.slots)
+    assert all(s.edges_found == 0 and s.uncertainty_mm > MAX_UNCERTAIN_MM for s in snapped)
+    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, 3, 0.999, (), True, s.box)
+             for s in snapped]
+    flagged = flag_unplaced(cells, snapped)
+    assert all(not c.certain and str(c.note).startswith("Lage unsicher") for c in flagged)
+    with pytest.raises(UnreadableSheetError, match="grid"):  # a guessed layout: refused
+        snap_slots(flat, GEOM, strict=True)
+

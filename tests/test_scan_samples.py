@@ -57,6 +57,34 @@ def test_sample_photo_read_right_or_flagged(photo: Path) -> None:
             assert got[key] == expected[key]
 
 
+def test_a_sheet_whose_grid_does_not_show_is_read_with_its_positions_flagged(
+        tmp_path: Path) -> None:
+    """17-pub-grid-faint: the corner marks and the code show, the grid lines nowhere. The
+    sheet is read, not refused; cells placed by the marks alone are never certain (Lage
+    unsicher), and the debug overlay draws each cell's placement uncertainty."""
+    import cv2
+
+    photo = next(p for p in PHOTOS if p.stem == "17-pub-grid-faint")
+    truth = json.loads(photo.with_suffix(".json").read_text())
+    want = truth_cells(truth["sheet"])
+    result = scan_photo(photo, ScanOptions(debug_dir=tmp_path, lang="en"))
+    unplaced = [c for c in result.cells if c.place_mm > 1.0]
+    assert len(unplaced) >= len(result.cells) / 2
+    assert not any(c.certain for c in unplaced)
+    # A reading the reader was sure of says why it is not certain: its position.
+    placed_notes = [c for c in unplaced if c.note is not None and c.note.key == "place_unsure"]
+    assert len(placed_notes) >= len(unplaced) / 2
+    assert placed_notes[0].note is not None
+    assert placed_notes[0].note.text("en").startswith("position unsure")
+    right = sum(c.value == want.get((c.side, c.column, c.row)) for c in result.cells)
+    assert right >= 0.95 * len(result.cells)
+    assert not result.certainty.certain
+    overlay = cv2.imread(str(tmp_path / "placement_overlay.png"))
+    assert overlay is not None
+    red = (overlay[:, :, 2] > 200) & (overlay[:, :, 1] < 40) & (overlay[:, :, 0] < 40)
+    assert red.sum() > 50 * len(unplaced)  # a red circle per unplaced cell
+
+
 def test_cli_on_a_sample_photo(tmp_path: Path) -> None:
     """The installed command, real recognizer: JSON Lines for two photos, worst exit code."""
     import subprocess
