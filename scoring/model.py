@@ -42,6 +42,8 @@ MAX_WRITTEN = 9999
 MAX_SIDES = 16
 MAX_MEMBERS = 4
 MAX_NAME_LEN = 40
+# A side's name is its members' names joined ("Anna & Ben"): each is held to MAX_NAME_LEN.
+MAX_SIDE_NAME_LEN = MAX_MEMBERS * MAX_NAME_LEN + len(" & ") * (MAX_MEMBERS - 1)
 MAX_SERIAL_LEN = 64
 # A full 16-side sheet with long names is ~20 kB of JSON; 1 MB leaves room for any
 # indentation while a file of garbage is refused before parsing.
@@ -336,9 +338,9 @@ def _parse_side(obj: Any, index: int, ruleset: Ruleset) -> Side:
     name = obj.get("name")
     if not isinstance(name, str) or not name.strip():
         raise InputFileError(f"{where}: \"name\" must be a non-empty string")
-    if not _clean_text(name, MAX_NAME_LEN):
+    if not _clean_text(name, MAX_SIDE_NAME_LEN if "members" in obj else MAX_NAME_LEN):
         raise InputFileError(f"{where}: \"name\" must be at most {MAX_NAME_LEN} printable "
-                             "characters (no control characters)")
+                             "characters per player (no control characters)")
     where = f"side {index + 1} ({name.strip()})"
     members_obj = obj.get("members", [name])
     if (not isinstance(members_obj, list) or not members_obj

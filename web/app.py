@@ -19,6 +19,7 @@ from escalero.web.config import WebConfig
 from escalero.web.deps import HERE, MAX_JSON_BYTES, BodyTooLarge, NotJson, lang_of, page
 from escalero.web.i18n import LANGS, translate
 from escalero.web.ledger import Ledger
+from escalero.web.limits import RequestLimits
 from escalero.web.messages import localize
 from escalero.web.security import (
     COOKIE,
@@ -30,6 +31,7 @@ from escalero.web.security import (
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.requests import ClientDisconnect
 
 # Reachable without the PIN: the PIN page itself and what it needs to render.
 PIN_FREE = ("/pin", "/static/", "/lang/", "/favicon.ico")
@@ -45,6 +47,8 @@ def create_app(config: WebConfig) -> FastAPI:
     app.state.recognizer = None  # made on the first scan (web.deps.get_recognizer)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.middleware("http")(guard)
+    # Outermost: a body too large by its Content-Length, or too slow, is answered here.
+    app.add_middleware(RequestLimits, max_body=config.max_upload_bytes)
     app.add_exception_handler(EscaleroError, escalero_error)  # type: ignore[arg-type]
     for routes in (routes_pages, routes_api, routes_ledger):
         app.include_router(routes.router)
@@ -55,6 +59,8 @@ async def guard(request: Request, call_next: CallNext) -> Response:
     """Every response: the security headers; a bug becomes a one-line 500, never a trace."""
     try:
         response = await _guarded(request, call_next)
+    except ClientDisconnect:  # the phone went away mid-upload: nobody to answer, no bug
+        return Response(status_code=400)
     except Exception as err:  # noqa: BLE001 - the one catch-all: a bug, never plain text
         print(f"escalero serve: {request.method} {request.url.path}: "
               f"{internal_error(err)}", file=sys.stderr)

@@ -13,6 +13,8 @@ from escalero.web import services
 from escalero.web.config import WebConfig
 from escalero.web.i18n import LANGS, catalog, pick_lang, translate
 from escalero.web.ledger import Ledger
+from escalero.web.limits import BodyTooLarge, read_capped
+from escalero.web.messages import keyed
 from escalero.web.security import PinGuard, content_type
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
@@ -85,10 +87,6 @@ def safe_target(target: str) -> str:
     return target if target.startswith("/") and not target.startswith("//") else "/"
 
 
-class BodyTooLarge(InputFileError):
-    http_status = 413
-
-
 class NotJson(InputFileError):
     http_status = 415
 
@@ -97,15 +95,8 @@ async def json_body(request: Request) -> Any:
     """The JSON body, read with a hard size cap (a sheet needs a few kB)."""
     if content_type(request.headers) != "application/json":
         raise NotJson("send the body as JSON with Content-Type: application/json")
-    over = f"the request body is larger than {MAX_JSON_BYTES // 1024} kB; send one sheet"
-    length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > MAX_JSON_BYTES:
-        raise BodyTooLarge(over)
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_JSON_BYTES:
-            raise BodyTooLarge(over)
+    over = keyed(BodyTooLarge, "err_json_over", kb=MAX_JSON_BYTES // 1024)
+    body = await read_capped(request, MAX_JSON_BYTES, over)
     try:
         return parse_json(bytes(body))
     except InputFileError as err:

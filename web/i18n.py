@@ -852,6 +852,73 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "Players: give the number of players on the sheet (1-16).",
         "Jugadores: indicá la cantidad de jugadores de la planilla (1-16).",
     ),
+    # The server's limits (web.limits, web.services, web.ledger).
+    "err_body_over": (
+        "Die Anfrage ist größer als {mb} MB: ein kleineres Foto senden.",
+        "The request is larger than {mb} MB; send a smaller photo.",
+        "La solicitud supera los {mb} MB: enviá una foto más chica.",
+    ),
+    "err_body_slow": (
+        "Die Daten kamen zu langsam an: noch einmal senden, am besten im WLAN.",
+        "The upload arrived too slowly; send it again, best over Wi-Fi.",
+        "Los datos llegaron demasiado lento: enviá de nuevo, mejor por wifi.",
+    ),
+    "err_form_over": (
+        "Das Formular ist größer als {kb} kB oder enthält eine Datei: das Formular der App "
+        "verwenden.",
+        "The form is larger than {kb} kB or carries a file; use the app's own form.",
+        "El formulario supera los {kb} kB o lleva un archivo: usá el formulario de la app.",
+    ),
+    "err_json_over": (
+        "Die Anfrage ist größer als {kb} kB: eine Tabelle auf einmal senden.",
+        "The request body is larger than {kb} kB; send one sheet.",
+        "La solicitud supera los {kb} kB: enviá una planilla a la vez.",
+    ),
+    "err_pixels_over": (
+        "Das Foto ist {width}x{height} groß: {mp} Millionen Pixel, mehr als die {limit} "
+        "Millionen, die ein Scan braucht. Das JPEG der Kamera oder ein kleineres Foto senden.",
+        "The photo is {width}x{height}: {mp} million pixels, more than the {limit} million a "
+        "scan needs; send the camera's JPEG or a smaller photo.",
+        "La foto mide {width}x{height}: {mp} millones de píxeles, más que los {limit} "
+        "millones que necesita un escaneo. Enviá el JPEG de la cámara o una foto más chica.",
+    ),
+    "err_photo_small": (
+        "Das Foto ({width}x{height} Pixel) ist zu klein oder zu schmal für eine Spieltabelle: "
+        "das Foto der Kamera senden, kein Vorschaubild.",
+        "The photo ({width}x{height} px) is too small or too narrow to show a score sheet; "
+        "send the camera's photo, not a thumbnail.",
+        "La foto ({width}x{height} px) es demasiado chica o angosta para una planilla: "
+        "enviá la foto de la cámara, no una miniatura.",
+    ),
+    "err_names_differ": (
+        "Zwei Spieler heißen {name}: die Namen müssen sich unterscheiden (etwa {name} B.), "
+        "damit die Kassa sie auseinanderhält.",
+        "Two players are called {name}; names must differ (say {name} B.) so the ledger "
+        "can tell them apart.",
+        "Dos jugadores se llaman {name}: los nombres deben ser distintos (por ejemplo "
+        "{name} B.) para que la caja los distinga.",
+    ),
+    "err_name_long": (
+        "Der Name {name} ist zu lang: höchstens {n} Zeichen.",
+        "The name {name} is too long; at most {n} characters.",
+        "El nombre {name} es demasiado largo: como máximo {n} caracteres.",
+    ),
+    "err_ledger_gone": (
+        "Die Kassa-Datei fehlt (gelöscht, während der Server lief): sie zurückholen oder den "
+        "Server neu starten.",
+        "The ledger file is gone (deleted while the server runs); restore it or restart "
+        "the server.",
+        "Falta el archivo de la caja (se borró con el servidor en marcha): recuperalo o "
+        "reiniciá el servidor.",
+    ),
+    "err_ledger_broken": (
+        "Die Kassa-Datei ist nicht lesbar oder nicht schreibbar ({reason}): sie am Server "
+        "prüfen; nichts wurde geändert.",
+        "The ledger file cannot be read or written ({reason}); check it on the server; "
+        "nothing was changed.",
+        "El archivo de la caja no se puede leer ni escribir ({reason}): revisalo en el "
+        "servidor; no se cambió nada.",
+    ),
 }
 
 

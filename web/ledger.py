@@ -36,6 +36,7 @@ from escalero.scoring.house import HouseRules, default_for, from_json
 from escalero.scoring.money import player_amounts, side_amounts, to_money
 from escalero.scoring.report import points_from_json, signed_points
 from escalero.scoring.rulesets import get_ruleset
+from escalero.web.messages import keyed
 
 # SQLite integers are 64-bit: a larger id names no game, a larger amount cannot be stored.
 SQLITE_MAX_INT = 2**63 - 1
@@ -186,7 +187,12 @@ class Ledger:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._read() as conn:
+            conn = self._connect(create=True)
+        except (OSError, LedgerError) as err:
+            raise LedgerError(f"cannot open the ledger {self.path} ({err}); "
+                              "choose a writable file with --db") from None
+        try:
+            with conn:
                 conn.executescript(_SCHEMA)
                 columns = {r[1] for r in conn.execute("PRAGMA table_info(games)")}
                 if "house_rules" not in columns:  # a ledger from before house rules
@@ -197,20 +203,43 @@ class Ledger:
         except (OSError, sqlite3.Error) as err:
             raise LedgerError(f"cannot open the ledger {self.path} ({err}); "
                               "choose a writable file with --db") from None
+        finally:
+            conn.close()
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("PRAGMA foreign_keys=ON")
+    def _connect(self, create: bool = False) -> sqlite3.Connection:
+        """A connection to the ledger file; LedgerError (503, one line) when the file is
+        gone, or is no ledger, while the server runs (only the first open creates it)."""
+        if not create and not self.path.exists():
+            raise keyed(LedgerError, "err_ledger_gone")
+        uri = f"{self.path.absolute().as_uri()}?mode={'rwc' if create else 'rw'}"
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=10, isolation_level=None)
+        except sqlite3.Error as err:
+            raise self.unavailable(err) from None
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as err:
+            conn.close()
+            raise self.unavailable(err) from None
         conn.row_factory = sqlite3.Row
         return conn
+
+    def unavailable(self, err: sqlite3.Error) -> LedgerError:
+        """The one-line 503 for a ledger file that cannot be used (no path: the phone
+        needs what to do, the server's owner knows where the file is)."""
+        if not self.path.exists():
+            return keyed(LedgerError, "err_ledger_gone")
+        return keyed(LedgerError, "err_ledger_broken", reason=str(err).splitlines()[0][:80])
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         conn = self._connect()
         try:
             yield conn
+        except sqlite3.Error as err:
+            raise self.unavailable(err) from None
         finally:
             conn.close()
 
@@ -374,7 +403,11 @@ class Ledger:
         with self._read() as conn:
             row = conn.execute("SELECT names FROM printed WHERE serial = ?",
                                (serial,)).fetchone()
-        return None if row is None else json.loads(row["names"])
+        try:
+            names = json.loads(row["names"]) if row is not None else None
+        except (TypeError, ValueError):  # a damaged row names nothing
+            return None
+        return names if isinstance(names, list) else None
 
     def evenings(self) -> list[str]:
         with self._read() as conn:

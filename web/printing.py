@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from escalero.scoring.errors import UsageError
+from escalero.scoring.model import MAX_NAME_LEN
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 from escalero.web.messages import keyed
 from escalero.web.services import form_flag
@@ -46,7 +47,7 @@ def _int(form: Mapping[str, Any], key: str, low: int, high: int, what: str) -> i
     raw = str(form.get(key) or "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
         raise keyed(UsageError, "err_number", what_key=what, low=low, high=high)
     return int(raw)
 
@@ -98,8 +99,14 @@ def make_pdf(form: Mapping[str, Any]) -> Printed:
     pages = _int(form, "pages", 1, MAX_WEB_PAGES, "pages") or 1
     players = _int(form, "players", 1, 16, "players")
     # One name a line (or comma-separated, as on the command line).
-    names = ",".join(n.strip() for n in str(form.get("names") or "").replace("\n", ",")
-                     .split(",") if n.strip()) or None
+    listed = [n.strip() for n in str(form.get("names") or "").replace("\n", ",").split(",")]
+    for name in listed:
+        # The limit a settled sheet and the ledger hold names to: a printed name scans back.
+        if len(name) > MAX_NAME_LEN or not name.isprintable():
+            shown = "".join(c for c in name if c.isprintable())
+            raise keyed(UsageError, "err_name_long", n=MAX_NAME_LEN,
+                        name=shown[:20] + ("..." if len(shown) > 20 else ""))
+    names = ",".join(n for n in listed if n) or None
     variants = tuple(v for v in ESCALERO_VARIANTS if form.get(f"variant-{v}"))
     if game != "escalero":
         variants = ()

@@ -7,6 +7,7 @@ from typing import Any
 
 from escalero.web import printing, services
 from escalero.web.deps import Config, Lang, LedgerDep, RecognizerDep, json_body
+from escalero.web.limits import capped_form, declared_length
 from escalero.web.security import FORM_TYPES, content_type
 from escalero.web.uploads import NotAnImage, read_photo, too_large
 from fastapi import APIRouter, Request
@@ -35,8 +36,8 @@ async def api_scan(request: Request, config: Config, ledger: LedgerDep, lang: La
     if content_type(request.headers) in FORM_TYPES:
         raise NotAnImage("send the photo itself as the request body (Content-Type "
                          "image/jpeg or similar), not a form")
-    length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > config.max_upload_bytes:
+    length = declared_length(request.headers)
+    if length is not None and length > config.max_upload_bytes:
         raise too_large(config.max_upload_bytes)
     q = request.query_params
     layout = services.layout_hint({"players": q.get("players"), "game": q.get("game"),
@@ -51,7 +52,7 @@ async def api_scan(request: Request, config: Config, ledger: LedgerDep, lang: La
 
 @router.post("/print")
 async def api_print(request: Request, ledger: LedgerDep) -> Response:
-    form = await request.form()
+    form = await capped_form(request)
     printed = await run_in_threadpool(printing.make_pdf, dict(form.multi_items()))
     if printed.has_names:
         await run_in_threadpool(ledger.remember_names, printed.serials, printed.names)

@@ -8,6 +8,7 @@ import math
 from escalero.web import printing
 from escalero.web.deps import LANG_COOKIE, Config, Guard, Lang, LedgerDep, page, safe_target
 from escalero.web.i18n import pick_lang, translate, wait_text
+from escalero.web.limits import capped_form
 from escalero.web.security import COOKIE
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -59,7 +60,7 @@ def pin_page(request: Request, next: str = "/") -> Response:
 
 @router.post("/pin")
 async def pin_submit(request: Request, pin_guard: Guard, lang: Lang) -> Response:
-    form = await request.form()
+    form = await capped_form(request)
     target = safe_target(str(form.get("next") or "/"))
     if pin_guard is None:
         return RedirectResponse(target, status_code=303)

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import importlib
 import io
+import math
 import os
 import re
 import threading
@@ -19,6 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from escalero.scoring.certainty import PAYOUT_ACCEPT
 from escalero.scoring.errors import (
     EscaleroError,
     InputFileError,
@@ -27,9 +29,8 @@ from escalero.scoring.errors import (
     ToolMissingError,
     UsageError,
 )
-from escalero.scoring.certainty import PAYOUT_ACCEPT
 from escalero.scoring.house import PRESETS, default_for
-from escalero.scoring.model import Sheet, column_name
+from escalero.scoring.model import MAX_NAME_LEN, Sheet, column_name
 from escalero.scoring.money import check_currency, parse_stake, to_money
 from escalero.scoring.report import settle_report
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
@@ -44,10 +45,15 @@ if TYPE_CHECKING:  # the scanner and the sheet planner load only when a page nee
 SCAN_SLOTS = max(4, os.cpu_count() or 1)
 _SCAN_SLOTS = threading.BoundedSemaphore(SCAN_SLOTS)
 OVERLAY_MAX_SIDE = 1600  # px: sharp on a phone, a few hundred kB as JPEG
-# Decoded pixels: one upload may need up to 50 MP (a 48 MP phone HEIC); all scans in
-# flight together up to 100 MP, about 1.5 GB of images. Further uploads wait their turn.
+# One upload may decode up to 50 MP (a 48 MP phone HEIC). What decoding costs is read from
+# the header before a pixel is decoded (`decode_cost`): a JPEG ~6 bytes a pixel at the
+# 1/2, 1/4 or 1/8 size it decodes at, an RGB or grey PNG ~8, anything Pillow must convert
+# first (transparency, 16 bits, a palette, CMYK) ~24 (a 49 MP 16-bit RGBA PNG peaks at
+# 1.2 GB in scan.load), plus ~250 MB for the scan's own images. Scans in flight together
+# hold at most SCAN_MEMORY; further uploads wait their turn (a costlier one runs alone).
 REQUEST_PIXELS = 50_000_000
-TOTAL_PIXELS = 100_000_000
+SCAN_MEMORY = 1_500_000_000
+SCAN_BASE_BYTES = 250_000_000
 CROP_PX_PER_MM = 10  # the flat sheet's resolution (scan.rectify.PX_PER_MM)
 CROP_MARGIN_MM = 2.0  # a little of the neighbourhood shows ink that strays over the line
 CROP_HEIGHT_PX = 96  # review crops are small JPEGs the page enlarges
@@ -132,6 +138,17 @@ def named_or_guests(sheet: Sheet, guests: bool, guest_word: str) -> Sheet:
                         else m for m in sides[i].members)
         sides[i] = dataclasses.replace(sides[i], members=members, name=" & ".join(members))
     return dataclasses.replace(sheet, sides=tuple(sides))
+
+
+def check_names_differ(sheet: Sheet) -> None:
+    """The ledger keeps a balance per name: two players of one game named alike would be
+    one player (400 before anything is stored)."""
+    seen: set[str] = set()
+    for side in sheet.sides:
+        for name in side.members:
+            if name in seen:
+                raise keyed(UsageError, "err_names_differ", name=name)
+            seen.add(name)
 
 
 def stake_cents(stake: Any) -> int | None:
@@ -230,6 +247,7 @@ def ledger_record(payload: Any, guest_word: str = "Gast") -> tuple[Any, bool]:
     currency = clean_currency(payload.get("currency"))
     game_uid = clean_game_uid(payload.get("game_id"))
     sheet = named_or_guests(sheet, guests, guest_word)
+    check_names_differ(sheet)
     report = settle_counted(sheet, to_money(cents), currency, "en")
     return build_record(sheet.to_json(), report, cents, currency, game_uid=game_uid), confirm
 
@@ -285,7 +303,7 @@ def layout_hint(params: Mapping[str, Any]) -> LayoutSpec | None:
     players = str(params.get("players") or "").strip()
     if not players:
         return None
-    if not players.isdigit() or not 1 <= int(players) <= 16:
+    if not (players.isascii() and players.isdigit()) or not 1 <= int(players) <= 16:
         raise keyed(UsageError, "err_players")
     from escalero.sheets.block import plan_block
 
@@ -297,7 +315,8 @@ def layout_hint(params: Mapping[str, Any]) -> LayoutSpec | None:
 
 
 class PixelBudget:
-    """A counting semaphore over decoded pixels: big photos wait, small ones pass."""
+    """A counting semaphore over decoding memory (bytes): big photos wait, small ones pass;
+    one over the whole budget waits until it can run alone."""
 
     def __init__(self, total: int) -> None:
         self.total = total
@@ -318,15 +337,28 @@ class PixelBudget:
                 self._free.notify_all()
 
 
-_PIXELS = PixelBudget(TOTAL_PIXELS)
+_MEMORY = PixelBudget(SCAN_MEMORY)
 
 
-def decoded_pixels(data: bytes) -> int:
-    """Pixels the scanner will decode, from the header alone (no decoding).
+@dataclasses.dataclass(frozen=True)
+class DecodeCost:
+    """What decoding a photo costs, from its header: its size, the pixels decoded, the
+    bytes of memory that takes (`decode_cost`), and the working image's short side."""
+
+    width: int
+    height: int
+    pixels: int
+    memory: int
+    short_side: int
+
+
+def decode_cost(data: bytes) -> DecodeCost | None:
+    """The cost of decoding `data`, from the header alone (no pixel is decoded).
 
     A JPEG decodes at 1/2, 1/4 or 1/8 size when it is larger than the working size
     (scan.load uses Pillow's draft mode), so its cost is the reduced size; other formats
-    decode at full size. 0 when the header is unreadable: scan.load then names the problem.
+    decode at full size, and those Pillow converts first cost three times a plain one.
+    None when the header is unreadable: scan.load then names the problem.
     """
     from escalero.scan.load import WORK_MAX_SIDE
     from PIL import Image
@@ -334,15 +366,41 @@ def decoded_pixels(data: bytes) -> int:
     try:
         with Image.open(io.BytesIO(data)) as img:
             width, height = img.size
-            fmt = img.format
+            fmt, mode = img.format, img.mode
+            transparent = "transparency" in img.info
     except Exception:  # noqa: BLE001 - any header problem is reported by the real decoder
-        return 0
+        return None
     if fmt == "JPEG":
         scale = 1
         while scale < 8 and max(width, height) // (scale * 2) >= WORK_MAX_SIDE:
             scale *= 2
-        return (width // scale) * (height // scale)
-    return width * height
+        pixels = (width // scale) * (height // scale)
+        per_pixel = 6 if mode in ("RGB", "L") else 24
+        decoded = (width // scale, height // scale)
+    else:
+        pixels = width * height
+        per_pixel = 8 if mode in ("RGB", "L") and not transparent else 24
+        decoded = (width, height)
+    shrink = min(1.0, WORK_MAX_SIDE / max(1, *decoded))
+    return DecodeCost(width, height, pixels, SCAN_BASE_BYTES + per_pixel * pixels,
+                      int(min(decoded) * shrink))
+
+
+def decoded_pixels(data: bytes) -> int:
+    """Pixels the scanner will decode, from the header alone (0 when it is unreadable)."""
+    cost = decode_cost(data)
+    return cost.pixels if cost else 0
+
+
+def release_memory() -> None:
+    """Hand freed memory back to the system (glibc keeps a decoded photo's freed pages in
+    its per-thread arenas otherwise, so the server would stay at its peak)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
 
 
 def scan_bytes(data: bytes, lang: str, layout: LayoutSpec | None = None,
@@ -354,13 +412,18 @@ def scan_bytes(data: bytes, lang: str, layout: LayoutSpec | None = None,
     once (each holds a few hundred MB of images); further uploads wait their turn.
     """
     pipeline = _optional("escalero.scan.pipeline", "the photo scanner")
-    pixels = decoded_pixels(data)
-    if pixels > REQUEST_PIXELS:
-        raise PhotoTooLarge(f"the photo has {pixels / 1e6:.0f} million pixels, more than the "
-                            f"{REQUEST_PIXELS / 1e6:.0f} million a scan needs; send the "
-                            "camera's JPEG or a smaller photo")
+    from escalero.scan.load import MIN_SIDE
+
+    cost = decode_cost(data)
+    if cost and cost.pixels > REQUEST_PIXELS:
+        raise keyed(PhotoTooLarge, "err_pixels_over", width=cost.width, height=cost.height,
+                    mp=math.ceil(cost.pixels / 1e6), limit=f"{REQUEST_PIXELS / 1e6:.0f}")
+    if cost and cost.short_side < min(MIN_SIDE, cost.width, cost.height):
+        # Too small as decoded (a JPEG's draft size, the working size): the message names
+        # the photo's own size (a photo small as it is, scan.load names itself).
+        raise keyed(PhotoError, "err_photo_small", width=cost.width, height=cost.height)
     try:
-        with _PIXELS.hold(pixels), _SCAN_SLOTS:
+        with _MEMORY.hold(cost.memory if cost else SCAN_BASE_BYTES), _SCAN_SLOTS:
             result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
                                          recognizer=recognizer if recognizer is not None
                                          else shared_recognizer())
@@ -373,6 +436,8 @@ def scan_bytes(data: bytes, lang: str, layout: LayoutSpec | None = None,
         # The decoder's words are for the command line (file name, library detail): the
         # page says in its language that the photo is damaged or no image it can read.
         raise keyed(PhotoError, "err_photo_damaged") from None
+    finally:
+        release_memory()
     out = dict(result.to_json())
     out["image"] = encode_jpeg(result.overlay())
     out["crops"] = review_crops(result.rectified, result.cells, out.get("review", ()))
@@ -428,7 +493,7 @@ def with_printed_names(result: dict[str, Any], printed: list[list[str]] | None
     named = []
     for side, names in zip(sides, printed, strict=True):
         members = list(side.get("members") or [side["name"]])
-        if len(names) == len(members):
+        if len(names) == len(members) and all(len(n) <= MAX_NAME_LEN for n in names):
             members = [n or m for n, m in zip(names, members, strict=True)]
         named.append({**side, "members": members, "name": " & ".join(members)})
     return {**result, "sides": named}
