@@ -65,6 +65,9 @@ LAYOUT_CONFLICT = ("the sheet's QR code names {code}, but its corner marks {mark
 LAYOUT_NOT_AS_NAMED = ("the layout options name {named}, but the sheet's {where} names "
                        "{sheet}: leave out --game/--players/--pairs/--variant/--paper (the "
                        "sheet names its own layout) or photograph the sheet they describe")
+# A QR code's page frame is not the marks' when another frame fits them this many times
+# better, and its own leaves more than this many px (rms) of the marks' corners unexplained.
+FRAME_RATIO, FRAME_SLACK_PX = 3.0, 1.0
 # The fields of a LayoutSpec a user can name (the version is the print's, never named).
 LAYOUT_FIELDS = frozenset({"game", "variants", "sides", "pairs", "paper"})
 
@@ -214,7 +217,7 @@ def check_code_against_marks(code: LayoutSpec, marked: LayoutSpec | None,
     """Refuse (Reason.LAYOUT_CONFLICT) a QR code that is not the sheet's: it names another
     layout than the corner marks' ids (layout version 2 on), or, where the ids do not name
     one, marks of another version or a page frame the marks do not lie in."""
-    from escalero.sheets.layout import build_layout, marker_ids
+    from escalero.sheets.layout import SheetOptionError, build_layout, marker_ids
 
     def conflict(marks: str) -> SheetNotFoundError:
         return SheetNotFoundError(LAYOUT_CONFLICT.format(code=describe_spec(code), marks=marks),
@@ -226,12 +229,19 @@ def check_code_against_marks(code: LayoutSpec, marked: LayoutSpec | None,
         return
     if len(markers) < 3:  # two marks fit any page frame: they tell nothing
         return
-    expected = marker_ids(code)
+    try:
+        expected = marker_ids(code)
+    except SheetOptionError:  # a sheet the marks cannot name: print version 1's ids
+        expected = (0, 1, 2, 3)
     # One misread id is noise (the marks' own check digit refuses it); two are another print.
     if sum(h.corner is not None and h.id != expected[h.corner] for h in markers) >= 2:
         raise conflict("are those of another print")
+    # The page frames the marks fit (rms px, best first): the code's must be among them,
+    # and no other may fit far better (A4 marks fit a Letter frame to a few px, their own
+    # to under one; bent paper moves both alike).
     frame = page_frame(build_layout(code))
-    if fits and all(fit[2] != frame for fit in fits):
+    err = next((fit[0] for fit in fits if fit[2] == frame), None)
+    if fits and (err is None or (err > FRAME_SLACK_PX and err > FRAME_RATIO * fits[0][0])):
         raise conflict("lie where another paper or orientation has them")
 
 

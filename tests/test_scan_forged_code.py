@@ -55,7 +55,9 @@ def test_the_sheets_own_code_still_reads_by_the_code() -> None:
 @pytest.mark.parametrize("forged", [
     LayoutSpec(sides=3),  # version 2: its marks would carry the spec, these are ids 0-3
     LayoutSpec(sides=6, version=1),  # printed landscape: the marks lie elsewhere
-], ids=["version-2-code", "landscape-code"])
+    LayoutSpec(sides=2, paper="a5", version=1),
+    LayoutSpec(sides=3, paper="letter", version=1),  # its frame fits A4 marks, but worse
+], ids=["version-2-code", "landscape-code", "a5-code", "letter-code"])
 def test_an_old_sheet_with_a_code_its_marks_cannot_have_is_refused(forged) -> None:
     old = LayoutSpec(sides=3, version=1)
     with pytest.raises(SheetNotFoundError) as err:
