@@ -290,10 +290,13 @@ def _correct(page, shots: Path, server: str, choice: tuple[str, object],
     box.fill(str(choice[1]))
     page.wait_for_function(
         "(b) => document.querySelector('#summary .amounts').innerText !== b", arg=before)
-    shown = _payout(page)
+    from escalero.web.locale_format import money
+
+    shown = " ".join(_payout(page).split())  # no-break spaces as plain ones
     edited = json.loads(page.evaluate("JSON.stringify(editor.getSheet())"))
     for name, amount in _settle(page, server, edited).items():
-        assert re.search(rf"{re.escape(name)}\s+\+?{re.escape(amount)} EUR", shown), (name, shown)
+        written = " ".join(money(amount, "EUR", "de", signed=True).split())
+        assert re.search(rf"{re.escape(name)}\s+{re.escape(written)}", shown), (name, shown)
     if choice[0] in flagged:
         assert "checked" in box.locator("xpath=..").get_attribute("class")
     page.evaluate("(k) => editor.focusCell(k)", choice[0])
@@ -400,7 +403,7 @@ def test_tafel_house_rules_change_the_settlement_and_stay_with_the_table(page, s
     page.click("#house summary")
     page.check("#house-split")
     page.wait_for_function(points(2, "-1"))
-    assert page.locator("td[data-points='0']").inner_text() == "+0.5"
+    assert page.locator("td[data-points='0']").inner_text() == "+0,5"  # as German writes it
     assert page.locator("#house-preset").input_value() == "custom"
     page.select_option("#house-preset", "wirtshaus")
     page.wait_for_function("() => document.querySelector('#house-terms').textContent"
@@ -423,7 +426,7 @@ def test_tafel_house_rules_change_the_settlement_and_stay_with_the_table(page, s
     page.wait_for_selector("#status.good")
     page.goto(page.base + "/ledger")
     assert "Gleichstand oben geteilt" in page.locator("ul.games").inner_text()
-    assert "Anna +0.5" in page.locator("ul.games").inner_text()
+    assert "Anna +0,5" in page.locator("ul.games").inner_text()
 
 
 # --- the phone app as a pub player meets it ----------------------------------------------

@@ -380,7 +380,7 @@ def test_the_payout_count_is_honest_and_shown_in_the_review_panel(
         progress = page.locator("#review-progress")
         assert progress.is_visible()
         box = progress.bounding_box()
-        assert 0 <= box["y"] and box["y"] + box["height"] <= HEIGHT, box  # on screen
+        assert box["y"] >= 0 and box["y"] + box["height"] <= HEIGHT, box  # on screen
         line = text_of(page, "#review-progress")
         assert line.startswith(translate_n("review_answered", lang, answered)), line
         assert "%" in line
@@ -469,7 +469,7 @@ def test_the_tafel_says_whose_cell_and_shows_every_column(page: Any, shots: Path
     # More columns to the right are marked; a tap on a side's name shows all its columns.
     page.evaluate("window.scrollTo(0, 0); document.activeElement.blur();"
                   "document.querySelector('.sheet-wrap').scrollLeft = 0")
-    assert page.locator(".more-right").is_visible()
+    page.wait_for_selector(".more-right", state="visible")  # set on the scroll event
     page.locator(".bar-side[data-side='2']").click()
     wrap = page.locator(".sheet-wrap").bounding_box()
     labels = page.locator("tr.sums th.lab").bounding_box()
@@ -477,7 +477,7 @@ def test_the_tafel_says_whose_cell_and_shows_every_column(page: Any, shots: Path
         box = page.locator(f"td[data-sum='2/{c}']").bounding_box()
         assert box["x"] >= labels["x"] + labels["width"] - 1, (c, box, labels)
         assert box["x"] + box["width"] <= wrap["x"] + wrap["width"] + 1, (c, box, wrap)
-    assert page.locator(".more-right").is_hidden()
+    page.wait_for_selector(".more-right", state="hidden")
     fits_the_phone(page)
     snap(page, shots, "6-tafel-third-player", full=False)
 
@@ -497,3 +497,123 @@ def test_a_forbidden_keypad_answer_is_red_not_green(page: Any, shots: Path) -> N
     assert "160, 24, 24" in shadow, shadow  # the red frame (--bad), not the green one
     page.evaluate(f"editor.focusCell('{key}')")
     snap(page, shots, "6-keypad-forbidden", full=False)
+
+
+# --- 7. the Kassa: who pays whom, undo, repeated saves, guests, the CSV -----------------------
+
+def three_sheet(serial: str | None = None, third: str = "Cora") -> dict[str, Any]:
+    obj: dict[str, Any] = {"game": "escalero", "sides": [
+        {"name": "Anna", "columns": [{"nines": 5}, {"tens": 10}, {}]},
+        {"name": "Ben", "columns": [{"nines": 3}, {"tens": 4}, {}]},
+        {"name": third, "columns": [{"nines": 1}, {"tens": 8}, {}]}]}
+    if serial:
+        obj["serial"] = serial
+    return obj
+
+
+def save(page: Any, sheet: dict[str, Any], lang: str = "de", **extra: Any) -> dict[str, Any]:
+    r = page.request.post(page.base + f"/api/ledger?lang={lang}",
+                          data={"sheet": sheet, "stake": "0.50", **extra})
+    assert r.status == 201, r.text()
+    return r.json()
+
+
+def test_the_kassa_settles_the_evening_and_a_delete_can_be_undone(page: Any,
+                                                                 shots: Path) -> None:
+    import csv
+    import io
+
+    first = save(page, three_sheet("K1-001"))
+    save(page, three_sheet("K1-001"), confirm=True)  # the same sheet, saved again
+    save(page, three_sheet(third="Player 3"), lang="en", guests=True)  # a guest, English
+    evening = first["evening"]
+    page.goto(page.base + f"/ledger?lang=de&evening={evening}")
+    # Who pays whom: payments that bring every balance of the evening to zero.
+    night = page.request.get(page.base + f"/api/ledger?evening={evening}").json()["balances"]
+    owed = {b["player"]: b["cents"] for b in night}
+    pays = page.locator("ul.evening-pays li")
+    assert pays.count() >= 1
+    for i in range(pays.count()):
+        who, amount = pays.nth(i).locator("span").inner_text(), pays.nth(i).locator(
+            "strong").inner_text()
+        payer, payee = who.split(" zahlt ")
+        cents = int(amount.replace("€", "").replace(",", "").strip())
+        payer = next(p for p in owed if p.replace("Guest", "Gast") == payer)
+        payee = next(p for p in owed if p.replace("Guest", "Gast") == payee)
+        owed[payer] += cents
+        owed[payee] -= cents
+    assert set(owed.values()) == {0}, owed
+    # The evening's name does not wrap; guests are named in the page's language.
+    head = page.locator("h3.evening-name")
+    assert "Dez." in head.inner_text() and head.bounding_box()["height"] < 30
+    assert page.locator("table.evening-balances th").first.inner_text() == "Spieler"
+    text = page.locator("main").inner_text()
+    assert "Gast 3 (" in text and "Guest" not in text
+    # The second save of one sheet says so.
+    assert page.locator("ul.games li .again").count() == 1
+    assert "2. Speicherung" in page.locator("ul.games li .again").inner_text()
+    fits_the_phone(page)
+    snap(page, shots, "7-kassa-evening")
+    # Delete, then undo: the game comes back as it was.
+    before = page.request.get(page.base + "/api/ledger").json()["games"]
+    gone = before[-1]
+    page.once("dialog", lambda d: d.accept())
+    with page.expect_navigation():
+        page.locator(f"button.delete[data-game='{gone['id']}']").click()
+    assert page.locator("#undo").is_visible()
+    assert len(page.request.get(page.base + "/api/ledger").json()["games"]) == len(before) - 1
+    snap(page, shots, "7-kassa-deleted")
+    with page.expect_navigation():
+        page.click("#undo-button")
+    after = page.request.get(page.base + "/api/ledger").json()["games"]
+    assert after == before
+    assert page.locator("#undo").is_hidden()
+    # The CSV from the German page: the terms in German, times without a UTC offset.
+    r = page.request.get(page.base + "/ledger.csv?lang=de")
+    rows = list(csv.DictReader(io.StringIO(r.text())))
+    assert rows and all(row["house_rules"].startswith("Kolonnen") for row in rows)
+    assert not any("+00:00" in row["saved_at"] or "T" in row["saved_at"] for row in rows)
+    page.goto(page.base + "/ledger?lang=es")
+    assert "Invitado 3 (" in page.locator("main").inner_text()
+    snap(page, shots, "7-kassa-es")
+
+
+# --- 9. numbers as the page's language writes them -----------------------------------------
+
+LOCALE_MONEY = {"de": "€\u00a00,50", "en": "€0.50", "es": "0,50\u00a0€"}
+
+
+@pytest.mark.parametrize("lang", ["de", "en", "es"])
+def test_money_points_and_times_are_written_the_local_way(page: Any, shots: Path,
+                                                         lang: str) -> None:
+    start_tafel(page, names="Anna\nBen", lang=lang)
+    page.fill("input[data-key='0/0/nines']", "3")
+    page.fill("input[data-key='1/0/nines']", "2")
+    page.fill("#stake", "0,50" if lang != "en" else "0.50")
+    page.wait_for_selector("#summary .transfers li")
+    amounts = page.locator("#summary .amounts").inner_text()
+    assert LOCALE_MONEY[lang] in amounts and "EUR" not in amounts, amounts
+    assert LOCALE_MONEY[lang] in page.locator("#summary .transfers").inner_text()
+    # Saved twice: the question names the first save's time as the language writes it.
+    page.click("#save")
+    page.wait_for_selector("#status.good")
+    asked: list[str] = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.fill("input[data-key='0/1/nines']", "4")
+    page.click("#save")
+    page.wait_for_function("() => !document.querySelector('#save').disabled")
+    assert asked, "no question on the second save"
+    import re
+
+    assert not re.search(r"\d{4}-\d\d-\d\dT", asked[0]), asked[0]
+    assert re.search({"de": r"\d\. \w+\. \d{4}, \d\d:\d\d", "en": r"\w{3} \d+, \d{4}",
+                      "es": r"\d+ \w+ \d{4}"}[lang], asked[0]), asked[0]
+    fits_the_phone(page)
+    snap(page, shots, f"9-tafel-money-{lang}")
+    page.goto(page.base + "/ledger")
+    games = page.locator("ul.games").inner_text()
+    assert not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", games), games
+    assert LOCALE_MONEY[lang] in games, games
+    snap(page, shots, f"9-kassa-{lang}")
+    page.goto(page.base + "/scan")
+    assert page.locator("#stake").input_value() == ("0.50" if lang == "en" else "0,50")

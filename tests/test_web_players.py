@@ -163,3 +163,35 @@ def test_refusals_are_in_the_pages_language_and_a_page_for_a_page(client: TestCl
     assert r.status_code == 403 and r.headers["content-type"].startswith("text/html")
     assert translate("err_cross_site", "en") in r.text and '<html lang="en">' in r.text
     assert client.get("/").headers["Referrer-Policy"] == "same-origin"
+
+
+def test_a_deleted_game_comes_back_once_as_it_was(client: TestClient) -> None:
+    assert client.post("/api/ledger", json={"sheet": sheet(), "stake": "0.50"}).status_code \
+        == 201
+    before = games(client)
+    gone = client.delete(f"/api/ledger/{before[0]['id']}").json()
+    assert games(client) == []
+    assert client.post("/api/ledger/undo", json={"undo": gone["undo"]}).json() == \
+        {"restored": before[0]["id"]}
+    assert games(client) == before
+    again = client.post("/api/ledger/undo?lang=de", json={"undo": gone["undo"]})
+    assert again.status_code == 400
+    assert again.json()["error"] == translate("err_undo_gone", "de")
+
+
+def test_numbers_follow_the_pages_language() -> None:
+    from escalero.web import locale_format as fmt
+
+    nbsp = "\u00a0"
+    assert fmt.money("-4.50", "EUR", "de") == f"-€{nbsp}4,50"
+    assert fmt.money("-4.50", "EUR", "es") == f"-4,50{nbsp}€"
+    assert fmt.money("4.50", "EUR", "en", signed=True) == "+€4.50"
+    assert fmt.money("1.00", "Bier", "de") == "1,00 Bier"
+    assert fmt.points(0.5, "de") == "+0,5" and fmt.points(-2, "en") == "-2"
+    assert fmt.when("2026-12-03T07:49:12+00:00", "de") == "3. Dez. 2026, 07:49"
+    assert fmt.evening("2026-12-03", "es").startswith("jue")
+    from escalero.web.i18n import translate_n
+
+    assert translate_n("payout_hangs", "de", 1) == "Auszahlung hängt an 1 Feld"
+    assert translate_n("payout_hangs", "de", 2) == "Auszahlung hängt an 2 Feldern"
+    assert translate_n("payout_hangs", "es", 1_000_000).endswith("casillas")  # CLDR "many"

@@ -14,6 +14,7 @@ from escalero.web.config import WebConfig
 from escalero.web.i18n import LANGS, catalog, pick_lang, translate
 from escalero.web.ledger import Ledger
 from escalero.web.limits import BodyTooLarge, read_capped
+from escalero.web.locale_format import Formats
 from escalero.web.messages import keyed
 from escalero.web.security import PinGuard, content_type
 from fastapi import Depends, Request
@@ -75,7 +76,7 @@ def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResp
     ctx.update(request=request, lang=lang, langs=LANGS,
                t=lambda key: translate(key, lang),
                i18n_json=json.dumps(catalog(lang), ensure_ascii=False),
-               path=request.url.path)
+               fmt=Formats(lang), path=request.url.path)
     response = templates.TemplateResponse(request, name, ctx, status_code=status)
     if request.query_params.get("lang") in LANGS:
         response.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="lax")

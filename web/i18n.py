@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from escalero.web.locale_format import plural_category
+
 LANGS = ("de", "en", "es")
 DEFAULT_LANG = "de"
 
@@ -495,6 +497,38 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "Delete",
         "Borrar",
     ),
+    "deleted": (
+        "Spiel gelöscht.",
+        "Game deleted.",
+        "Partida borrada.",
+    ),
+    "undo": (
+        "Rückgängig",
+        "Undo",
+        "Deshacer",
+    ),
+    "err_undo_gone": (
+        "Dieses Löschen lässt sich nicht mehr rückgängig machen (der Server wurde neu "
+        "gestartet oder es ist schon geschehen).",
+        "This deletion can no longer be undone (the server restarted, or it was undone "
+        "already).",
+        "Este borrado ya no se puede deshacer (el servidor se reinició o ya se deshizo).",
+    ),
+    "evening_pays": (
+        "Wer zahlt wem an diesem Abend",
+        "Who pays whom this evening",
+        "Quién paga a quién esta noche",
+    ),
+    "evening_even": (
+        "An diesem Abend ist niemand jemandem etwas schuldig.",
+        "Nobody owes anybody anything this evening.",
+        "Esta noche nadie le debe nada a nadie.",
+    ),
+    "saved_again": (
+        "{n}. Speicherung dieses Blatts",
+        "save no. {n} of this sheet",
+        "guardado n.º {n} de esta planilla",
+    ),
     "confirm_delete": (
         "Dieses Spiel aus der Kassa löschen?",
         "Delete this game from the ledger?",
@@ -969,15 +1003,12 @@ _PLURAL: dict[str, tuple[tuple[str, str], tuple[str, str], tuple[str, str]]] = {
 }
 
 
-def plural_form(n: int) -> str:
-    """The CLDR plural category of a whole number in de, en and es: "one" or "other"."""
-    return "one" if n == 1 else "other"
-
-
 def translate_n(key: str, lang: str, n: int, **params: object) -> str:
-    """A text with the number `n` in it, in the plural form `n` takes in `lang`."""
+    """A text with the number `n` in it, in the plural form `n` takes in `lang` (CLDR's
+    category by Babel; a category the catalog has no text for, such as Spanish "many",
+    takes the "other" text)."""
     forms = _PLURAL[key][LANGS.index(lang) if lang in LANGS else 0]
-    return forms[0 if plural_form(n) == "one" else 1].format(n=n, **params)
+    return forms[0 if plural_category(n, lang) == "one" else 1].format(n=n, **params)
 
 
 def wait_text(seconds: float, lang: str) -> str:

@@ -100,7 +100,7 @@ class DuplicateSerialError(EscaleroError):
         self.serial = serial
         self.earlier = tuple(earlier)
         self.key = "err_duplicate_game" if tafel else "err_duplicate_serial"
-        self.params = {"serial": serial, "earlier": ", ".join(self.earlier)}
+        self.params = {"serial": serial, "earlier_when": self.earlier}
         what = "this game was already saved" if tafel else f"sheet {serial} was already settled"
         super().__init__(f"{what} ({', '.join(self.earlier)}); confirm to count it again")
 
@@ -302,6 +302,57 @@ class Ledger:
             conn.close()
         return gone == 1
 
+    def take_out(self, game_id: int) -> dict[str, Any] | None:
+        """Remove one game like `delete`, and hand back its rows exactly as stored, so
+        that `put_back` can undo the deletion; None if there was no such game."""
+        if not 0 < game_id <= SQLITE_MAX_INT:
+            return None
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                game = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+                results = conn.execute("SELECT * FROM results WHERE game_id = ? ORDER BY rowid",
+                                       (game_id,)).fetchall()
+                conn.execute("DELETE FROM results WHERE game_id = ?", (game_id,))
+                conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as err:
+            raise LedgerError(f"could not delete game {game_id} ({err}); nothing changed") \
+                from None
+        finally:
+            conn.close()
+        if game is None:
+            return None
+        return {"game": dict(game), "results": [dict(r) for r in results]}
+
+    def put_back(self, rows: dict[str, Any]) -> int:
+        """Store a game taken out by `take_out` again, under its old id (one transaction)."""
+        game, results = dict(rows["game"]), rows["results"]
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                columns = ", ".join(game)
+                conn.execute(f"INSERT INTO games ({columns}) VALUES "
+                             f"({', '.join('?' * len(game))})", tuple(game.values()))
+                for r in results:
+                    conn.execute(f"INSERT INTO results ({', '.join(r)}) VALUES "
+                                 f"({', '.join('?' * len(r))})", tuple(r.values()))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as err:
+            raise LedgerError(f"could not restore game {game.get('id')} ({err}); "
+                              "nothing changed") from None
+        finally:
+            conn.close()
+        return int(game["id"])
+
     @staticmethod
     def _insert_game(conn: sqlite3.Connection, r: GameRecord) -> int:
         cur = conn.execute(
@@ -335,7 +386,7 @@ class Ledger:
         with self._read() as conn:
             games = conn.execute(
                 "SELECT id, saved_at, evening, serial, game, variants, stake_cents, currency,"
-                f" house_rules FROM games {where} ORDER BY id DESC", args).fetchall()
+                f" house_rules, game_uid FROM games {where} ORDER BY id DESC", args).fetchall()
             results = conn.execute(
                 "SELECT game_id, player, side, points, cents FROM results"
                 " ORDER BY game_id, side, rowid").fetchall()
@@ -348,7 +399,7 @@ class Ledger:
                  "cents": _int(r["cents"]), "amount": str(to_money(_int(r["cents"])))})
         return [
             {"id": g["id"], "saved_at": str(g["saved_at"]), "evening": str(g["evening"]),
-             "serial": g["serial"], "game": str(g["game"]),
+             "serial": g["serial"], "game": str(g["game"]), "game_uid": g["game_uid"],
              "variants": [v for v in str(g["variants"] or "").split(",") if v],
              "stake": str(to_money(_int(g["stake_cents"]))), "currency": str(g["currency"]),
              **_terms(str(g["game"]), str(g["variants"] or ""), g["house_rules"]),
@@ -415,19 +466,21 @@ class Ledger:
                 "SELECT DISTINCT evening FROM games ORDER BY evening DESC").fetchall()
         return [r[0] for r in rows]
 
-    def csv_text(self) -> str:
-        """One line per player per game; amounts with two decimals; the game's terms."""
+    def csv_text(self, lang: str = "en") -> str:
+        """One line per player per game; amounts with two decimals; the game's terms in
+        `lang`; the time it was saved as the server's clock showed it (no UTC offset)."""
+        terms = "terms" if lang == "de" else f"terms_{lang if lang in ('en', 'es') else 'en'}"
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["game_id", "saved_at", "evening", "serial", "game", "variants",
                          "player", "side", "points", "amount", "currency", "house_rules"])
         for g in reversed(self.games()):
             for p in g["players"]:
-                writer.writerow([g["id"], g["saved_at"], g["evening"],
+                writer.writerow([g["id"], g["saved_at"][:19].replace("T", " "), g["evening"],
                                  _csv_text(g["serial"] or ""), _csv_text(g["game"]),
                                  _csv_text(" ".join(g["variants"])), _csv_text(p["player"]),
                                  p["side"] + 1, p["points"], p["amount"],
-                                 _csv_text(g["currency"]), g["terms_en"]])
+                                 _csv_text(g["currency"]), g[terms]])
         return out.getvalue()
 
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from escalero.scoring.errors import EscaleroError, Reason
 from escalero.web.i18n import translate
+from escalero.web.locale_format import when
 
 E = TypeVar("E", bound=EscaleroError)
 
@@ -42,9 +43,16 @@ REASON_KEYS: dict[Reason, str] = {
 def localize(err: EscaleroError, lang: str) -> str:
     key = getattr(err, "key", None)
     if key:
-        # A parameter named *_key is itself a catalog key (a field's label).
-        params = {k.removesuffix("_key"): translate(v, lang) if k.endswith("_key") else v
-                  for k, v in getattr(err, "params", {}).items()}
+        # A parameter named *_key is itself a catalog key (a field's label); one named
+        # *_when holds times (ISO), written as the page's language writes them.
+        params = {}
+        for k, v in getattr(err, "params", {}).items():
+            if k.endswith("_key"):
+                params[k.removesuffix("_key")] = translate(v, lang)
+            elif k.endswith("_when"):
+                params[k.removesuffix("_when")] = ", ".join(when(t, lang) for t in v)
+            else:
+                params[k] = v
         return translate(key, lang, **params)
     fixed = REASON_KEYS.get(err.reason) if err.reason else None
     return translate(fixed, lang) if fixed else str(err)

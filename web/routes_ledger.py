@@ -1,5 +1,5 @@
-"""The ledger: GET/POST /api/ledger, DELETE /api/ledger/{id}, GET /api/roster and the
-CSV export /ledger.csv."""
+"""The ledger: GET/POST /api/ledger, DELETE /api/ledger/{id} (and POST /api/ledger/undo
+to bring it back), GET /api/roster and the CSV export /ledger.csv."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from escalero.scoring.errors import InputFileError
 from escalero.web import services
 from escalero.web.deps import Lang, LedgerDep, json_body
 from escalero.web.i18n import translate
+from escalero.web.ledger_view import Trash
 from escalero.web.messages import keyed
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -42,15 +43,36 @@ async def api_ledger_save(request: Request, ledger: LedgerDep, lang: Lang) -> di
                         for p in record.players]}
 
 
+def trash(request: Request) -> Trash:
+    """The app's recently deleted games (made on the first delete)."""
+    state = request.app.state
+    if getattr(state, "trash", None) is None:
+        state.trash = Trash()
+    kept: Trash = state.trash
+    return kept
+
+
 @router.delete("/api/ledger/{game_id}")
-def api_ledger_delete(game_id: int, ledger: LedgerDep) -> dict[str, Any]:
-    if not ledger.delete(game_id):
+def api_ledger_delete(game_id: int, request: Request, ledger: LedgerDep) -> dict[str, Any]:
+    rows = ledger.take_out(game_id)
+    if rows is None:
         raise keyed(InputFileError, "err_no_game", id=game_id)
-    return {"deleted": game_id}
+    return {"deleted": game_id, "undo": trash(request).keep(rows)}
+
+
+@router.post("/api/ledger/undo")
+async def api_ledger_undo(request: Request, ledger: LedgerDep) -> dict[str, Any]:
+    """A deleted game back, as it was (its id, time and evening)."""
+    payload = await json_body(request)
+    token = payload.get("undo") if isinstance(payload, dict) else None
+    rows = trash(request).take(token) if isinstance(token, str) else None
+    if rows is None:
+        raise keyed(InputFileError, "err_undo_gone")
+    return {"restored": await run_in_threadpool(ledger.put_back, rows)}
 
 
 @router.get("/ledger.csv")
-def ledger_csv(ledger: LedgerDep) -> Response:
+def ledger_csv(ledger: LedgerDep, lang: Lang) -> Response:
     name = f"escalero-ledger-{date.today().isoformat()}.csv"
-    return Response(ledger.csv_text(), media_type="text/csv; charset=utf-8",
+    return Response(ledger.csv_text(lang), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})

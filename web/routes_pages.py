@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from escalero.web import printing
+from escalero.web import ledger_view, printing
 from escalero.web.deps import LANG_COOKIE, Config, Guard, Lang, LedgerDep, page, safe_target
 from escalero.web.i18n import pick_lang, translate, wait_text
 from escalero.web.limits import capped_form
@@ -39,11 +39,18 @@ def print_page(request: Request, lang: Lang) -> Response:
 
 
 @router.get("/ledger", response_class=HTMLResponse)
-def ledger_page(request: Request, ledger: LedgerDep, evening: str | None = None) -> Response:
-    return page(request, "ledger.html", games=ledger.games(),
-                balances=ledger.balances(), evenings=ledger.evenings(),
-                evening=evening,
-                evening_balances=ledger.balances(evening) if evening else None)
+def ledger_page(request: Request, ledger: LedgerDep, lang: Lang,
+                evening: str | None = None) -> Response:
+    """Balances, the chosen evening (else the latest) with who pays whom, every game."""
+    evenings = ledger.evenings()
+    shown = evening if evening in evenings else (evenings[0] if evenings else None)
+    night = ledger.balances(shown) if shown else None
+    games = ledger.games()
+    return page(request, "ledger.html", games=games, balances=ledger.balances(),
+                evenings=evenings, evening=shown, evening_balances=night,
+                evening_transfers=ledger_view.evening_transfers(night or []),
+                saves=ledger_view.save_counts(games),
+                person=lambda n: ledger_view.shown_name(n, lang))
 
 
 @router.get("/lang/{code}")

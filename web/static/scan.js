@@ -261,6 +261,7 @@ $("photo").addEventListener("change", async () => {
   if (!file) return;
   $("result").hidden = true;
   shown = null;  // a new photo replaces the review on the page, and the one kept
+  window.settledCount = 0;  // lets tests wait for the new photo's answers, not the last ones
   try { sessionStorage.removeItem(REVIEW); } catch (e) { /* storage off */ }
   $("status").className = "msg busy";
   $("status").textContent = T.reading;

@@ -6,7 +6,31 @@
 const T = JSON.parse(document.getElementById("i18n").textContent);
 const STRUCK = new Set(["x", "X", "-", "/", "0"]);
 const LANG = document.documentElement.lang || "de";
+const LOCALE = LANG === "de" ? "de-AT" : LANG;  // German pages write Austrian style
 const PLURALS = new Intl.PluralRules(LANG);
+
+// An amount ("4.50" from the server) as the page's language writes money: "-€ 4,50" (de),
+// "-€4.50" (en), "-4,50 €" (es); a currency that is no ISO code follows the number.
+function fmtMoney(amount, currency, signed = false) {
+  const n = Number(amount);
+  if (!Number.isFinite(n)) return `${amount} ${currency}`;
+  const iso = /^[A-Z]{3}$/.test(currency);
+  let text;
+  try {
+    text = iso ? new Intl.NumberFormat(LOCALE, { style: "currency", currency }).format(n)
+      : `${new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(n)} ${currency}`;
+  } catch (e) {
+    text = `${amount} ${currency}`;
+  }
+  return signed && n > 0 ? "+" + text : text;
+}
+
+// Game points with their sign: "+1", "-2", "+0,5".
+function fmtPoints(p) {
+  if (!p) return "0";
+  const text = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 }).format(Math.abs(p));
+  return (p > 0 ? "+" : "-") + text;
+}
 
 // A catalog text with a number in it, in the plural form that number takes in the page's
 // language (the catalog holds key_one and key_other); {n} and other {params} filled in.
@@ -362,7 +386,7 @@ class SheetEditor {
                             "data-side": s, onclick: () => this.showSide(s),
                             onmousedown: (ev) => ev.preventDefault() },
                 el("span", { text: side.name }),
-                el("strong", { text: p > 0 ? "+" + p : String(p) }));
+                el("strong", { text: fmtPoints(p) }));
     });
     // A finished game adds nothing (replaceChildren would print a null as "null").
     if (!st.complete) pointsOf.push(el("em", { text: T.provisional }));
@@ -372,7 +396,7 @@ class SheetEditor {
     this.table.querySelectorAll("td.pts").forEach((td) => {
       const s = Number(td.dataset.points);
       const p = st.points[s];
-      td.textContent = p > 0 ? "+" + p : String(p);
+      td.textContent = fmtPoints(p);
       td.classList.toggle("plus", p > 0);
       td.classList.toggle("minus", p < 0);
     });
@@ -424,7 +448,7 @@ function renderSummary(root, report, options = {}) {
       const n = parseFloat(amount);
       list.append(el("li", { class: n > 0 ? "plus" : n < 0 ? "minus" : "" },
         el("span", { text: name }),
-        el("strong", { text: `${n > 0 ? "+" : ""}${amount} ${money.currency}` })));
+        el("strong", { text: fmtMoney(amount, money.currency, true) })));
     }
     const empty = report.validation.filter((p) => p.kind === "empty").length;
     parts.push(el("h2", { text: empty ? plural("provisional_amounts", empty) : T.amount,
@@ -433,7 +457,7 @@ function renderSummary(root, report, options = {}) {
       const tl = el("ul", { class: "transfers" });
       for (const t of money.transfers) {
         tl.append(el("li", {}, el("span", { text: `${t.from} ${T.pays} ${t.to}` }),
-                     el("strong", { text: `${t.amount} ${money.currency}` })));
+                     el("strong", { text: fmtMoney(t.amount, money.currency) })));
       }
       parts.push(el("h2", { text: T.transfers }), tl);
     }

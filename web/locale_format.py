@@ -1,0 +1,124 @@
+"""Numbers, money, dates and plurals as the page's language writes them (Babel, CLDR data).
+
+German pages use Austrian conventions (de-AT: "-€ 4,50", "Do., 3. Dez. 2026"), English
+and Spanish pages theirs ("-€4.50", "-4,50 €"). Only what a person reads is formatted here:
+the JSON API and the CSV keep plain numbers ("4.50") for programs.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+from babel import Locale
+from babel.dates import format_date, format_skeleton, format_time
+from babel.numbers import format_currency, format_decimal
+
+LOCALES = {"de": "de_AT", "en": "en", "es": "es"}
+ISO_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+def locale_of(lang: str) -> str:
+    """The Babel locale a page language is written in."""
+    return LOCALES.get(lang, LOCALES["de"])
+
+
+def plural_category(n: int, lang: str) -> str:
+    """CLDR's plural category of `n` in `lang`: "one", "many", "other", ..."""
+    return str(Locale.parse(locale_of(lang)).plural_form(abs(n)))
+
+
+def _decimal(value: object) -> Decimal | None:
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
+
+
+def money(amount: object, currency: str, lang: str, signed: bool = False) -> str:
+    """An amount ("4.50", Decimal) in `currency`: "-€ 4,50" (de), "+4,50 €" (es, signed).
+    A currency that is no ISO code ("Bier") follows the number."""
+    value = _decimal(amount)
+    if value is None:
+        return f"{amount} {currency}"
+    loc = locale_of(lang)
+    if ISO_CURRENCY.match(currency):
+        text = format_currency(value, currency, locale=loc)
+    else:
+        text = f"{format_decimal(value, '#,##0.00', locale=loc)} {currency}"
+    return f"+{text}" if signed and value > 0 else text
+
+
+def decimal(value: object, lang: str, digits: int = 2) -> str:
+    """A number with a fixed count of decimals ("0,50" in de and es, "0.50" in en)."""
+    number = _decimal(value)
+    if number is None:
+        return str(value)
+    return format_decimal(number, "#,##0." + "0" * digits if digits else "#,##0",
+                          locale=locale_of(lang))
+
+
+def points(value: int | float | Fraction | str, lang: str) -> str:
+    """Game points with their sign: "+1", "-2", "+0,5" (halves from split ties)."""
+    number = _decimal(float(value) if isinstance(value, Fraction) else value)
+    if number is None:
+        return str(value)
+    if number == 0:
+        return "0"
+    return format_decimal(number, "+#,##0.#;-#,##0.#", locale=locale_of(lang))
+
+
+def _parsed(when: datetime | str) -> datetime | None:
+    if isinstance(when, datetime):
+        return when
+    try:
+        return datetime.fromisoformat(str(when))
+    except ValueError:
+        return None
+
+
+def when(moment: datetime | str, lang: str) -> str:
+    """A saved game's time as it was on the server's clock: "3. Dez. 2026, 07:49"."""
+    dt = _parsed(moment)
+    if dt is None:
+        return str(moment)
+    dt = dt.replace(tzinfo=None)  # the wall time it was saved at, not converted
+    loc = locale_of(lang)
+    return f"{format_skeleton('yMMMd', dt, locale=loc)}, {format_time(dt, 'short', locale=loc)}"
+
+
+def evening(day: date | str, lang: str, weekday: bool = True) -> str:
+    """An evening (its date): "Do., 3. Dez. 2026"."""
+    try:
+        d = day if isinstance(day, date) else date.fromisoformat(str(day))
+    except ValueError:
+        return str(day)
+    loc = locale_of(lang)
+    return format_skeleton("yMMMEd", d, locale=loc) if weekday else \
+        format_date(d, "medium", locale=loc)
+
+
+class Formats:
+    """The formatters bound to one page's language (templates call `fmt.money(...)`)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.locale = locale_of(lang).replace("_", "-")  # for the page's Intl API
+
+    def money(self, amount: object, currency: str, signed: bool = False) -> str:
+        return money(amount, currency, self.lang, signed)
+
+    def decimal(self, value: object, digits: int = 2) -> str:
+        return decimal(value, self.lang, digits)
+
+    def points(self, value: int | float | Fraction | str) -> str:
+        return points(value, self.lang)
+
+    def when(self, moment: datetime | str) -> str:
+        return when(moment, self.lang)
+
+    def evening(self, day: date | str) -> str:
+        return evening(day, self.lang)
