@@ -99,3 +99,18 @@ def test_the_web_app_answers_with_the_refusal_in_the_pages_language(tmp_path) ->
         client.cookies.set("escalero_lang", "es")
         r = client.post("/api/scan?players=4", content=_photo(THREE))
         assert r.json()["error"] == translate("err_layout_not_as_named", "es")
+
+
+def test_the_command_line_refuses_with_one_line_and_its_exit_code(tmp_path, capsys) -> None:
+    from escalero.cli import main
+
+    forged = tmp_path / "forged.jpg"
+    forged.write_bytes(_photo(THREE, encode_code(LayoutSpec(variants=("weights-123",), sides=3),
+                                                 SERIAL)))
+    assert main(["scan", str(forged)]) == 5
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "corner marks" in err
+    own = tmp_path / "own.jpg"
+    own.write_bytes(_photo(THREE))
+    assert main(["scan", str(own), "--players", "2"]) == 2  # the sheet names 3
+    assert "--players" in capsys.readouterr().err
