@@ -267,6 +267,39 @@ def test_a_slow_body_gets_408_and_the_app_sees_a_client_gone(
     assert "internal error" not in capsys.readouterr().err
 
 
+def test_a_one_byte_a_second_body_is_cut_off_within_seconds(tmp_path: Path) -> None:
+    """Slowloris: far under 1 kB/s on average, it ends after the grace seconds, long
+    before the whole-body deadline."""
+    from escalero.web import limits
+
+    now = [0.0]
+    calls = [0]
+
+    def clock() -> float:
+        return now[0]
+
+    class OneByte:
+        async def __call__(self) -> dict:
+            calls[0] += 1
+            now[0] += 1.0
+            return {"type": "http.request", "body": b"\xff", "more_body": True}
+
+    app = RequestLimits(create_app(WebConfig(db_path=tmp_path / "l.sqlite3")), clock=clock)
+    sent: list[dict] = []
+
+    async def send(m: dict) -> None:
+        sent.append(m)
+
+    scope = {"type": "http", "method": "POST", "path": "/api/scan", "query_string": b"",
+             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"image/jpeg")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000), "scheme": "http",
+             "root_path": "", "raw_path": b"/api/scan", "http_version": "1.1",
+             "asgi": {"version": "3.0"}}
+    asyncio.run(app(scope, OneByte(), send))
+    assert sent[0]["status"] == 408
+    assert calls[0] <= limits.BODY_GRACE_SECONDS + 2 < limits.BODY_SECONDS
+
+
 def test_a_body_that_stops_arriving_gets_408(tmp_path: Path) -> None:
     class Never:
         async def __call__(self) -> dict:

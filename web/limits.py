@@ -25,6 +25,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 BODY_IDLE_SECONDS = 30.0  # no byte of the body for this long: 408
 BODY_SECONDS = 120.0  # the whole body (a 25 MB photo: 210 kB/s) within this: 408
+# After the first seconds a body must come at 1 kB/s on average (a phone's 2 MB photo on
+# the weakest WLAN comes at 50 kB/s or more): a slowloris body is cut off in seconds.
+BODY_GRACE_SECONDS = 10.0
+MIN_BODY_RATE = 1024  # bytes a second
 # The print page's form (names, options) and the PIN page's are a few hundred bytes.
 MAX_FORM_BYTES = 64 * 1024
 MAX_FORM_FIELDS = 100
@@ -55,7 +59,9 @@ async def _answer(send: Send, status: int, message: str) -> None:
 
 
 class RequestLimits:
-    """413 for a declared body over `max_body`; 408 for a body slower than the deadlines.
+    """413 for a declared body over `max_body`; 408 for a body slower than the deadlines
+    (no byte for `idle_seconds`, not all within `body_seconds`, or under MIN_BODY_RATE on
+    average after BODY_GRACE_SECONDS).
 
     `clock` is the event loop's by default (tests give their own)."""
 
@@ -80,16 +86,21 @@ class RequestLimits:
                                                mb=self.max_body // (1024 * 1024)))
             return
         clock = self.clock or asyncio.get_running_loop().time
-        deadline = clock() + self.body_seconds
+        start = clock()
+        deadline = start + self.body_seconds
+        received = 0
         body_done = False
         answered = False  # the 408 went out: the app's own answer is dropped
 
         async def timed_receive() -> Message:
-            nonlocal body_done, answered
+            nonlocal body_done, answered, received
             if body_done:
                 return await receive()
-            left = min(self.idle_seconds, deadline - clock())
+            now = clock()
+            left = min(self.idle_seconds, deadline - now)
             message: Message | None = None
+            if now - start > BODY_GRACE_SECONDS and received < MIN_BODY_RATE * (now - start):
+                left = 0  # far too slow on average: a slowloris body
             if left > 0:
                 try:
                     message = await asyncio.wait_for(receive(), left)
@@ -101,6 +112,7 @@ class RequestLimits:
                 return {"type": "http.disconnect"}
             if message["type"] != "http.request" or not message.get("more_body", False):
                 body_done = True
+            received += len(message.get("body", b""))
             return message
 
         async def guarded_send(message: Message) -> None:

@@ -38,6 +38,9 @@ RESERVED_FILES = 64  # file descriptors kept free of connections (ledger, photos
 WANTED_FILES = 4096
 LOG_INTERVAL_SECONDS = 10.0
 MAX_HEADER_BYTES = 16 * 1024  # h11's limit on a request's headers
+# Connections taken from the listening socket at a time (and its queue): each is open
+# until its protocol refuses it, so a burst of thousands cannot run the files out at once.
+BACKLOG = 128
 
 
 class RateLimitedLog:
@@ -223,7 +226,7 @@ def make_config(app: Any, host: str, port: int, proxy: Sequence[str] = (),
         app, host=host, port=port, log_level="warning", access_log=False,
         http=protocol_class(connections), timeout_keep_alive=int(KEEP_ALIVE_SECONDS),
         proxy_headers=bool(proxy), forwarded_allow_ips=list(proxy) if proxy else [],
-        server_header=False, h11_max_incomplete_event_size=MAX_HEADER_BYTES)
+        server_header=False, h11_max_incomplete_event_size=MAX_HEADER_BYTES, backlog=BACKLOG)
     quiet = QuietLogFilter(log)
     for name in ("uvicorn", "uvicorn.error", "asyncio"):
         logger = logging.getLogger(name)
