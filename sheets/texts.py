@@ -93,6 +93,17 @@ def column_heads(columns: int) -> tuple[str, ...]:
     return ROMAN[:columns] if columns > 1 else ("",)
 
 
+# The dice's faces as each language names them: Bube/Dame are Jack/Queen (J, Q) in
+# English and Jota/Dama (J, Q, as on Latin American poker dice) in Spanish.
+FACE_LETTERS: dict[str, dict[str, str]] = {"en": {"B": "J", "D": "Q"},
+                                           "es": {"B": "J", "D": "Q"}}
+
+
+def face_letter(face: str | None, lang: str) -> str:
+    """A die face ("B") as the sheet's language writes it ("J" in English)."""
+    return FACE_LETTERS.get(lang, {}).get(face or "", face or "")
+
+
 def row_label(rules: Ruleset, row_id: str, lang: str) -> tuple[str, str, str]:
     """(name, detail line, face note) for a row label; row_id TOTAL_ROW is the Summe row."""
     t = strings(lang)
@@ -101,8 +112,8 @@ def row_label(rules: Ruleset, row_id: str, lang: str) -> tuple[str, str, str]:
     row = rules.row(row_id)
     name = row.labels.get(lang)
     if row.is_counting_row:
-        if rules.game == "escalero":  # Piatnik: "Neuner   9 | 1"
-            return name, "", f"{row.face} | {row.face_value}"
+        if rules.game == "escalero":  # Piatnik: "Neuner   9 | 1", "Jacks   J | 3"
+            return name, "", f"{face_letter(row.face, lang)} | {row.face_value}"
         return name, "", ""  # Generala: the row "3" needs no explanation
     plain = " / ".join(str(v) for v in row.unserved)
     served = " / ".join(str(v) for v in row.served)

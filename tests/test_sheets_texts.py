@@ -30,6 +30,16 @@ def test_escalero_labels_piatnik_style():
     assert texts.row_label(rules, "straight", "de") == ("Straße", "25 / 30 serv.", "")
 
 
+def test_die_faces_are_named_in_the_sheets_language():
+    rules = get_ruleset("escalero")
+    assert texts.row_label(rules, "jacks", "de")[2] == "B | 3"
+    assert texts.row_label(rules, "queens", "de")[2] == "D | 4"
+    for lang in ("en", "es"):
+        assert texts.row_label(rules, "jacks", lang)[2] == "J | 3"
+        assert texts.row_label(rules, "queens", lang)[2] == "Q | 4"
+        assert texts.row_label(rules, "kings", lang)[2] == "K | 5"
+
+
 def test_legend_follows_the_ruleset():
     assert texts.legend(get_ruleset("escalero"), "de")[0] == (
         "Partiepunkte von jedem Gegner: Kolonnen 1/2/4 · alle drei +2 · Gleichstand oben: niemand")

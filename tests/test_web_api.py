@@ -114,7 +114,7 @@ def test_print_endpoint_returns_a_pdf(client: TestClient) -> None:
     assert r.status_code == 200
     assert r.headers["content-type"] == "application/pdf"
     assert r.content.startswith(b"%PDF")
-    assert "escalero-escalero-abend-001.pdf" in r.headers["content-disposition"]
+    assert "escalero-abend-001.pdf" in r.headers["content-disposition"]
     assert len(pdfium.PdfDocument(r.content)) == 2
 
 

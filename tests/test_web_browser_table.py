@@ -617,3 +617,42 @@ def test_money_points_and_times_are_written_the_local_way(page: Any, shots: Path
     snap(page, shots, f"9-kassa-{lang}")
     page.goto(page.base + "/scan")
     assert page.locator("#stake").input_value() == ("0.50" if lang == "en" else "0,50")
+
+
+# --- 8. print says what you got ---------------------------------------------------------------
+
+def test_print_says_what_it_printed_and_one_message_at_a_time(page: Any, shots: Path) -> None:
+    import pypdfium2
+    from escalero.web.i18n import translate
+
+    page.goto(page.base + "/print?lang=de")
+    page.fill("input[name=players]", "2")
+    page.fill("textarea[name=names]", "Anna\nBen\nCora")
+    page.click("#print button[type=submit]")
+    page.wait_for_selector("#status.bad")
+    assert page.locator("#status").inner_text() == translate("err_names_count", "de",
+                                                             players=2, names=3)
+    page.fill("input[name=players]", "")  # the form changed: the old message goes
+    page.wait_for_selector("#status.bad", state="hidden")
+    page.fill("input[name=serial]", "EC EY!")  # the browser would stop this silently
+    page.click("#print button[type=submit]")
+    page.wait_for_selector("#status.bad")
+    assert page.locator(".msg.bad").count() == 1
+    assert page.locator("#status").inner_text() == translate("err_serial", "de",
+                                                             serial="EC EY!")
+    page.fill("input[name=serial]", "ECEY")
+    page.fill("input[name=pages]", "3")
+    page.select_option("select[name=lang]", "en")
+    with page.expect_download() as info:
+        page.click("#print button[type=submit]")
+    download = info.value
+    assert download.suggested_filename == "escalero-ecey-001.pdf"
+    page.wait_for_selector("#status.good")
+    assert page.locator("#status").inner_text() == \
+        "PDF heruntergeladen: 3 Spieltabellen, Nr. ECEY-001 bis ECEY-003."
+    fits_the_phone(page)
+    snap(page, shots, "8-print-done")
+    # The English sheet names the dice as English does: J and Q, not the German B and D.
+    pdf = pypdfium2.PdfDocument(download.path())
+    text = pdf[0].get_textpage().get_text_range()
+    assert "J | 3" in text and "Q | 4" in text and "B | 3" not in text, text[:400]

@@ -995,6 +995,14 @@ _PLURAL: dict[str, tuple[tuple[str, str], tuple[str, str], tuple[str, str]]] = {
         ("{n} cell still open", "{n} cells still open"),
         ("{n} casilla todavía vacía", "{n} casillas todavía vacías"),
     ),
+    "print_done": (
+        ("PDF heruntergeladen: {n} Spieltabelle, Nr. {first}.",
+         "PDF heruntergeladen: {n} Spieltabellen, Nr. {first} bis {last}."),
+        ("PDF downloaded: {n} score sheet, no. {first}.",
+         "PDF downloaded: {n} score sheets, no. {first} to {last}."),
+        ("PDF descargado: {n} planilla, n.º {first}.",
+         "PDF descargado: {n} planillas, n.º {first} a {last}."),
+    ),
     "review_answered": (
         ("{n} Feld geprüft", "{n} Felder geprüft"),
         ("{n} cell checked", "{n} cells checked"),

@@ -126,5 +126,5 @@ def make_pdf(form: Mapping[str, Any]) -> Printed:
     serials = make_serials(pages * len(offsets), base)
     pdf = render_pdf(layout, serials, SheetText(lang, block.names), two_up=two_up, back=back,
                      players=block.players)
-    return Printed(pdf, f"escalero-{game}-{serials[0].lower()}.pdf", tuple(serials),
+    return Printed(pdf, f"{game}-{serials[0].lower()}.pdf", tuple(serials),
                    tuple(block.names))

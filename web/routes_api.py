@@ -56,5 +56,8 @@ async def api_print(request: Request, ledger: LedgerDep) -> Response:
     printed = await run_in_threadpool(printing.make_pdf, dict(form.multi_items()))
     if printed.has_names:
         await run_in_threadpool(ledger.remember_names, printed.serials, printed.names)
+    # The page says what it got: how many sheets, their first and last serial.
     return Response(printed.pdf, media_type="application/pdf", headers={
-        "Content-Disposition": f'attachment; filename="{printed.filename}"'})
+        "Content-Disposition": f'attachment; filename="{printed.filename}"',
+        "X-Escalero-Sheets": str(len(printed.serials)),
+        "X-Escalero-Serials": f"{printed.serials[0]} {printed.serials[-1]}"})

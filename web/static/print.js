@@ -1,11 +1,18 @@
 // Print page: fetch the PDF so that a bad option shows its message on the page
-// instead of a download of an error.
+// instead of a download of an error, and say what was printed. The server checks the
+// form (novalidate), so every message is one, in the page's language; a change to the
+// form takes an old message away.
 "use strict";
 
-document.getElementById("print").addEventListener("submit", async (ev) => {
+const status = document.getElementById("status");
+const printForm = document.getElementById("print");
+printForm.addEventListener("input", () => {
+  if (status.classList.contains("bad")) { status.className = "msg"; status.textContent = ""; }
+});
+
+printForm.addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const form = ev.target;
-  const status = document.getElementById("status");
   status.className = "msg busy";
   status.textContent = "…";
   let response;
@@ -28,6 +35,8 @@ document.getElementById("print").addEventListener("submit", async (ev) => {
   document.body.append(a);
   a.click();
   a.remove();
+  const sheets = Number(response.headers.get("X-Escalero-Sheets") || 0);
+  const [first, last] = (response.headers.get("X-Escalero-Serials") || "").split(" ");
   status.className = "msg good";
-  status.textContent = "PDF ✓";
+  status.textContent = sheets ? plural("print_done", sheets, { first, last }) : "PDF ✓";
 });
