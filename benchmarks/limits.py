@@ -147,33 +147,38 @@ def connections(server: subprocess.Popen[bytes], base: str, count: int, slow: fl
     for s in held:
         s.close()
     if slow > 0:
-        s = socket.create_connection((HOST, port), timeout=slow + 30)
-        s.sendall(b"POST /api/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: image/jpeg\r\n"
-                  b"Content-Length: 1000000\r\n\r\n")
-        t0 = time.perf_counter()
-        answer = b""
-        s.setblocking(False)
-        while time.perf_counter() - t0 < slow and not answer:
-            try:
-                s.send(b"\xff")
-            except OSError:
-                break
-            time.sleep(1.0)
-            try:
-                answer = s.recv(200)
-            except BlockingIOError:
-                pass
-            except OSError:
-                break
-        status = answer.split(b"\r\n", 1)[0].decode(errors="replace") or "no answer"
-        print(f"  a body at 1 byte/s: {status!r} after {time.perf_counter() - t0:.0f} s")
-        s.close()
+        slow_body(port, slow)
     time.sleep(1.0)
     text = log.read_bytes()[log_before:].decode(errors="replace")
     print(f"  server log during F5: {len(text)} bytes, {len(text.splitlines())} lines, "
           f"{text.count('Traceback')} tracebacks")
     for line in text.splitlines()[:4]:
         print("    " + line[:150])
+
+
+def slow_body(port: int, slow: float) -> None:
+    """A photo upload sent at 1 byte a second: when (and how) the server cuts it off."""
+    s = socket.create_connection((HOST, port), timeout=slow + 30)
+    s.sendall(b"POST /api/scan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: image/jpeg\r\n"
+              b"Content-Length: 1000000\r\n\r\n")
+    t0 = time.perf_counter()
+    answer = b""
+    s.setblocking(False)
+    while time.perf_counter() - t0 < slow and not answer:
+        try:
+            s.send(b"\xff")
+        except OSError:
+            break
+        time.sleep(1.0)
+        try:
+            answer = s.recv(200)
+        except BlockingIOError:
+            pass
+        except OSError:
+            break
+    status = answer.split(b"\r\n", 1)[0].decode(errors="replace") or "no answer"
+    print(f"  a body at 1 byte/s: {status!r} after {time.perf_counter() - t0:.0f} s")
+    s.close()
 
 
 def main(argv: list[str] | None = None) -> int:
