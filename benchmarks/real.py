@@ -390,6 +390,33 @@ def report(results: Sequence[PhotoResult], tesseract: bool) -> str:
     return render(rows)
 
 
+def markdown(results: Sequence[PhotoResult], truths: Sequence[Truth]) -> str:
+    """The summary as a Markdown table (docs/digit-model.md): per source of photos its kinds
+    of cell, then all; the cells left out after each source's name."""
+    source = {t.name: t.source for t in truths}
+    lines = ["| cells | n | right | certain | certain and wrong | Tesseract right |",
+             "|---|---|---|---|---|---|"]
+
+    def row(label: str, t: Tally) -> str:
+        return (f"| {label} | {t.cells} | {_pct(t.right, t.cells)} | {_pct(t.certain, t.cells)}"
+                f" | {t.certain_wrong} | {_pct(t.tesseract_right, t.cells)} |")
+
+    for src in sorted(set(source.values())):
+        total = summary([r for r in results if source[r.name] == src])
+        a = total["all"]
+        lines.append(f"| **{src}** ({a.unsure} unsure and {a.not_a_number} with no number "
+                     "left out) | | | | | |")
+        for kind in KINDS:
+            if kind in total and total[kind].cells:
+                lines.append(row(kind, total[kind]))
+                marked = total.get(f"{kind}:marked")
+                if marked and marked.cells:
+                    lines.append(row(f"{kind}, drawn round", marked))
+        lines.append(row("all", a))
+    lines.append(row("**all**", summary(results)["all"]))
+    return "\n".join(lines)
+
+
 def meta() -> dict[str, Any]:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
@@ -413,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--crops", type=Path, help="write every crop here as PNG")
     p.add_argument("--overlay", type=Path, help="write each photo with its cell boxes here")
     p.add_argument("--wrong", action="store_true", help="list the cells read wrong")
+    p.add_argument("--markdown", action="store_true",
+                   help="also print the summary as a Markdown table")
     args = p.parse_args(argv)
     data = data_folder(args.data)
     if not data.is_dir():
@@ -448,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
               "benchmarks/real_truth/README.md)")
     print()
     print(report(results, "tesseract" in readers))
+    if args.markdown:
+        print()
+        print(markdown(results, truths))
     if args.wrong:
         print()
         for res in results:
