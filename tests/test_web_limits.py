@@ -227,6 +227,11 @@ def test_connections_over_the_limit_are_closed_and_logged_once_in_a_while() -> N
     assert len(lines) == 2 and "1096 more" in lines[1]
     p.connection_lost(None)
     assert connections.open["192.168.1.20"] == 0 and connections.total == 3
+    behind_proxy = server.Connections(limit=50, per_client=3, trusted=["127.0.0.0/8"], log=log)
+    proxied = [FakeTransport("127.0.0.1") for _ in range(10)]
+    for t in proxied:
+        protocol(behind_proxy, loop).connection_made(t)
+    assert not any(t.aborted for t in proxied)  # every phone comes through the proxy
 
 
 def test_loop_and_server_errors_are_one_line_without_tracebacks() -> None:
@@ -413,6 +418,27 @@ def test_a_ledger_file_broken_while_running_is_a_503(client: TestClient, tmp_pat
     assert client.get("/api/rules").status_code == 200  # the server goes on
     if damage == "deleted":
         assert not db.exists()  # not silently replaced by an empty ledger
+
+
+def test_a_ledger_made_read_only_while_running_keeps_its_pages(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read-only (as `chmod a-w` makes it for anyone but root): the pages still show every
+    game, a save is a 503 with one line, and nothing is lost."""
+    import sqlite3
+
+    assert client.post("/api/ledger", json={"sheet": sheet()}).status_code == 201
+    connect = sqlite3.connect
+
+    def read_only(database: str, **kw: Any) -> sqlite3.Connection:
+        return connect(str(database).replace("mode=rw", "mode=ro"), **kw)
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+    for path in ("/ledger", "/api/ledger", "/ledger.csv"):
+        assert client.get(path).status_code == 200, path
+    r = client.post("/api/ledger", json={"sheet": sheet("Cora", "Dan")})
+    assert r.status_code == 503 and "\n" not in r.json()["error"]
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    assert len(client.get("/api/ledger").json()["games"]) == 1
 
 
 # --- F10, F11: odd digits, one name limit ------------------------------------------------

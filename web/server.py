@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import socket
 import sys
@@ -77,13 +78,21 @@ class Connections:
                  log: RateLimitedLog | None = None) -> None:
         self.limit = limit
         self.per_client = per_client
-        self.trusted = frozenset(trusted)
+        self.trusted = tuple(ipaddress.ip_network(t, strict=False) for t in trusted)
         self.log = log or RateLimitedLog()
         self.open: Counter[str] = Counter()
         self.total = 0
 
+    def is_trusted(self, client: str) -> bool:
+        """A --proxy address: every phone comes through it, so no per-address limit."""
+        try:
+            address = ipaddress.ip_address(client)
+        except ValueError:
+            return False
+        return any(address in network for network in self.trusted)
+
     def admit(self, client: str) -> bool:
-        over_client = client not in self.trusted and self.open[client] >= self.per_client
+        over_client = self.open[client] >= self.per_client and not self.is_trusted(client)
         if self.total >= self.limit or over_client:
             why = (f"{self.open[client]} open from that address" if over_client
                    else f"{self.total} open, the limit")
