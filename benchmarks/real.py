@@ -427,7 +427,7 @@ def meta() -> dict[str, Any]:
             "machine": f"{os.cpu_count()} cores {platform.processor() or platform.machine()}"}
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks.real", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", help=f"the photos' folder (default ${DATA_ENV}, else "
@@ -442,18 +442,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wrong", action="store_true", help="list the cells read wrong")
     p.add_argument("--markdown", action="store_true",
                    help="also print the summary as a Markdown table")
-    args = p.parse_args(argv)
-    data = data_folder(args.data)
-    if not data.is_dir():
-        print(f"benchmarks.real: no photos at {data}; put the real photos there (see "
-              f"benchmarks/real_truth/README.md) or pass --data / set ${DATA_ENV}",
-              file=sys.stderr)
-        return 2
+    return p
+
+
+def _readers(choice: str) -> dict[str, Any] | None:
+    """The recognizers `choice` names; None (after a message) if the default cannot run."""
     from escalero.scan.recognize import get_recognizer
     from escalero.scoring.errors import EscaleroError
 
     names: tuple[str, ...] = {"both": ("default", "tesseract"), "none": ()}.get(
-        args.recognizer, (args.recognizer,))
+        choice, (choice,))
     readers = {}
     for name in names:
         try:
@@ -461,7 +459,41 @@ def main(argv: list[str] | None = None) -> int:
         except EscaleroError as err:
             print(f"benchmarks.real: {name}: {err}", file=sys.stderr)
             if name == "default" or len(names) == 1:
-                return 2
+                return None
+    return readers
+
+
+def _print_wrong(results: Sequence[PhotoResult]) -> None:
+    for res in results:
+        for wr in res.wrong:
+            print(f"{res.name} {wr['block']} r{wr['row']} c{wr['col']} {wr['kind']}: "
+                  f"{wr['truth']}{' (' + wr['note'] + ')' if wr['note'] else ''} read "
+                  f"{wr['read']} at {wr['confidence']}{' CERTAIN' if wr['certain'] else ''}")
+
+
+def _write_json(path: Path, results: Sequence[PhotoResult], truths: Sequence[Truth],
+                m: dict[str, Any]) -> None:
+    path.write_text(json.dumps({
+        "meta": {**m, "sources": [SOURCES.get(t, t) for t in sorted(
+            {t.source for t in truths})]},
+        "summary": {k: vars(t) for k, t in summary(results).items()},
+        "photos": [{"name": r.name, "seconds": round(r.seconds, 3),
+                    "tallies": {k: vars(t) for k, t in r.tallies.items()},
+                    "wrong": r.wrong} for r in results],
+    }, indent=1), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    data = data_folder(args.data)
+    if not data.is_dir():
+        print(f"benchmarks.real: no photos at {data}; put the real photos there (see "
+              f"benchmarks/real_truth/README.md) or pass --data / set ${DATA_ENV}",
+              file=sys.stderr)
+        return 2
+    readers = _readers(args.recognizer)
+    if readers is None:
+        return 2
     truths = [load_truth(f) for f in truth_files()
               if not args.only or f.stem in args.only]
     results = []
@@ -482,21 +514,9 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(results, truths))
     if args.wrong:
         print()
-        for res in results:
-            for wr in res.wrong:
-                print(f"{res.name} {wr['block']} r{wr['row']} c{wr['col']} {wr['kind']}: "
-                      f"{wr['truth']}{' (' + wr['note'] + ')' if wr['note'] else ''} read "
-                      f"{wr['read']} at {wr['confidence']}{' CERTAIN' if wr['certain'] else ''}")
+        _print_wrong(results)
     if args.json:
-        total = summary(results)
-        args.json.write_text(json.dumps({
-            "meta": {**m, "sources": [SOURCES.get(t, t) for t in sorted(
-                {t.source for t in truths})]},
-            "summary": {k: vars(t) for k, t in total.items()},
-            "photos": [{"name": r.name, "seconds": round(r.seconds, 3),
-                        "tallies": {k: vars(t) for k, t in r.tallies.items()},
-                        "wrong": r.wrong} for r in results],
-        }, indent=1), encoding="utf-8")
+        _write_json(args.json, results, truths, m)
     return 0
 
 
