@@ -390,7 +390,8 @@ def report(results: Sequence[PhotoResult], tesseract: bool) -> str:
     return render(rows)
 
 
-def markdown(results: Sequence[PhotoResult], truths: Sequence[Truth]) -> str:
+def markdown(results: Sequence[PhotoResult], truths: Sequence[Truth],
+             tesseract: bool = True) -> str:
     """The summary as a Markdown table (docs/digit-model.md): per source of photos its kinds
     of cell, then all; the cells left out after each source's name."""
     source = {t.name: t.source for t in truths}
@@ -399,7 +400,8 @@ def markdown(results: Sequence[PhotoResult], truths: Sequence[Truth]) -> str:
 
     def row(label: str, t: Tally) -> str:
         return (f"| {label} | {t.cells} | {_pct(t.right, t.cells)} | {_pct(t.certain, t.cells)}"
-                f" | {t.certain_wrong} | {_pct(t.tesseract_right, t.cells)} |")
+                f" | {t.certain_wrong} | "
+                f"{_pct(t.tesseract_right, t.cells) if tesseract else '-'} |")
 
     for src in sorted(set(source.values())):
         total = summary([r for r in results if source[r.name] == src])
@@ -511,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report(results, "tesseract" in readers))
     if args.markdown:
         print()
-        print(markdown(results, truths))
+        print(markdown(results, truths, "tesseract" in readers))
     if args.wrong:
         print()
         _print_wrong(results)
