@@ -656,3 +656,36 @@ def test_print_says_what_it_printed_and_one_message_at_a_time(page: Any, shots: 
     pdf = pypdfium2.PdfDocument(download.path())
     text = pdf[0].get_textpage().get_text_range()
     assert "J | 3" in text and "Q | 4" in text and "B | 3" not in text, text[:400]
+
+
+# --- 10. scan clutter: notes that need nothing, the tab bar on top, a light answer ------------
+
+def test_the_scan_page_is_light_and_uncluttered(page: Any, shots: Path) -> None:
+    needs_scanner()
+    page.goto(page.base + "/scan?lang=de")
+    with page.expect_response("**/api/scan**") as answer:
+        page.set_input_files("#photo", str(SAMPLES / "02-3-players.jpg"))
+    size = int(answer.value.all_headers()["content-length"])
+    print(f"\nscan answer for 02-3-players.jpg: {size / 1000:.0f} kB")
+    assert size < 350_000, size  # was 597 kB: the overlay is most of it
+    page.wait_for_selector("#result:not([hidden])", timeout=60000)
+    page.wait_for_function("() => window.settledCount >= 1")
+    # A written total that differs from its entries is a note, not a problem in red.
+    summary = page.locator("#summary")
+    assert "Summe geschrieben" not in (summary.locator(".problems").all_inner_texts() or [""])[0]
+    notes = summary.locator("ul.notes")
+    assert "Summe geschrieben 171" in notes.inner_text()
+    assert notes.locator("li").first.evaluate("e => getComputedStyle(e).color") != \
+        "rgb(160, 24, 24)"
+    # The review panel never covers the tab bar, wherever the page is scrolled.
+    page.click("#first-flag")
+    page.wait_for_selector("#review:not([hidden])")
+    for y in range(0, page.evaluate("document.body.scrollHeight"), 150):
+        page.evaluate(f"window.scrollTo(0, {y})")
+        on_top = page.evaluate("""() => {
+            const r = document.querySelector('.tabs').getBoundingClientRect();
+            return [0.1, 0.5, 0.9].every((f) => !!document.elementFromPoint(
+                r.left + f * r.width, r.top + r.height / 2).closest('.tabs')); }""")
+        assert on_top, f"something covers the tab bar at scroll {y}"
+    fits_the_phone(page)
+    snap(page, shots, "10-scan-notes")

@@ -166,6 +166,11 @@ _TEXT: dict[str, tuple[str, str, str]] = {
         "To check",
         "A revisar",
     ),
+    "notes": (
+        "Hinweise (nichts zu tun)",
+        "Notes (nothing to do)",
+        "Notas (nada que hacer)",
+    ),
     "no_problems": (
         "Alles in Ordnung.",
         "Everything is fine.",

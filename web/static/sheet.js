@@ -464,12 +464,19 @@ function renderSummary(root, report, options = {}) {
   }
   const shown = report.validation.filter((p) => !(options.hideEmpty && p.kind === "empty"));
   const open = report.validation.length - shown.length;
-  if (shown.length) {
-    const pl = el("ul", { class: "problems" });
-    for (const p of shown) pl.append(el("li", { text: p.where ? `${p.where}: ${p.message}` : p.message }));
-    parts.push(el("h2", { text: T.problems }), pl);
+  // A written total that differs from its column needs nothing done (the entries count):
+  // a note, not a problem in red.
+  const notes = shown.filter((p) => p.kind === "total");
+  const problems = shown.filter((p) => p.kind !== "total");
+  const line = (p) => el("li", { text: p.where ? `${p.where}: ${p.message}` : p.message });
+  if (problems.length) {
+    parts.push(el("h2", { text: T.problems }), el("ul", { class: "problems" }, ...problems.map(line)));
   } else if (!open) {
     parts.push(el("p", { class: "msg good", text: T.no_problems }));
+  }
+  if (notes.length) {
+    parts.push(el("h2", { class: "notes-head", text: T.notes }),
+               el("ul", { class: "notes" }, ...notes.map(line)));
   }
   if (open) parts.push(el("p", { class: "hint", text: plural("incomplete", open) }));
   root.replaceChildren(...parts);
