@@ -143,7 +143,7 @@ function showPanel(k, flag) {
   const doubtful = typeof flag.confidence === "number" && flag.confidence < DOUBT;
   const choices = [flag.read, ...(flag.alternatives || [])].filter(
     (v, i, a) => v !== null && v !== undefined && a.findIndex((w) => cellText(w) === cellText(v)) === i);
-  const pct = typeof flag.confidence === "number" ? ` (${Math.round(flag.confidence * 100)} %)` : "";
+  const pct = typeof flag.confidence === "number" ? ` (${percent(flag.confidence, 0)})` : "";
   const chips = choices.map((v) => el("button", {
     type: "button", class: "chip", text: cellText(v), onmousedown: keep,
     onclick: () => { editor.setCell(k, v); goNext(k); } }));
