@@ -52,6 +52,18 @@ function storeReview() {
   }
 }
 
+// A side nobody named yet ("Spieler 2") is called so in the page's language after a switch.
+function relabel(sheet) {
+  const word = (name) => name.replace(/^(Spieler|Player|Jugador) (\d+)$/, `${T.player} $2`);
+  for (const side of sheet.sides) {
+    const members = side.members || [side.name];
+    if (!members.some((m) => word(m) !== m)) continue;
+    side.members = members.map(word);
+    side.name = side.members.join(" & ");
+  }
+  return sheet;
+}
+
 function storedReview() {
   try { return JSON.parse(sessionStorage.getItem(REVIEW) || "null"); } catch (e) { return null; }
 }
@@ -202,7 +214,7 @@ function flagExtras() {
 async function showResult(result, kept = null) {
   let sheet = { game: result.game, variant: result.variant || [], sides: result.sides };
   if (result.serial) sheet.serial = result.serial;
-  if (kept && kept.sheet) sheet = kept.sheet;
+  if (kept && kept.sheet) sheet = relabel(kept.sheet);
   const rules = await fetchRules(sheet.game, sheet.variant || []);
   const { image, ...rest } = result;
   shown = rest;
