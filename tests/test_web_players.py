@@ -192,6 +192,8 @@ def test_numbers_follow_the_pages_language() -> None:
     assert fmt.points(0.5, "de") == "+0,5" and fmt.points(-2, "en") == "-2"
     assert fmt.when("2026-12-03T07:49:12+00:00", "de") == "3. Dez. 2026, 07:49"
     assert fmt.evening("2026-12-03", "es").startswith("jue")
+    # A stored value beyond what rounds is shown as stored, never a failing page.
+    assert fmt.money("1e30", "EUR", "de") == "1e30 EUR" and fmt.points(1e30, "de") == "1e+30"
     from escalero.web.i18n import translate_n
 
     assert translate_n("payout_hangs", "de", 1) == "Auszahlung hängt an 1 Feld"

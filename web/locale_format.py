@@ -45,11 +45,21 @@ def money(amount: object, currency: str, lang: str, signed: bool = False) -> str
     if value is None:
         return f"{amount} {currency}"
     loc = locale_of(lang)
-    if ISO_CURRENCY.match(currency):
-        text = format_currency(value, currency, locale=loc)
-    else:
-        text = f"{format_decimal(value, '#,##0.00', locale=loc)} {currency}"
+    try:
+        if ISO_CURRENCY.match(currency):
+            text = format_currency(value, currency, locale=loc)
+        else:
+            text = f"{format_decimal(value, '#,##0.00', locale=loc)} {currency}"
+    except (InvalidOperation, ValueError):  # beyond what Decimal rounds: shown as stored
+        text = f"{amount} {currency}"
     return f"+{text}" if signed and value > 0 else text
+
+
+def _pattern(number: Decimal, pattern: str, lang: str, fallback: object) -> str:
+    try:
+        return format_decimal(number, pattern, locale=locale_of(lang))
+    except (InvalidOperation, ValueError):  # beyond what Decimal rounds: shown as stored
+        return str(fallback)
 
 
 def decimal(value: object, lang: str, digits: int = 2) -> str:
@@ -57,8 +67,7 @@ def decimal(value: object, lang: str, digits: int = 2) -> str:
     number = _decimal(value)
     if number is None:
         return str(value)
-    return format_decimal(number, "#,##0." + "0" * digits if digits else "#,##0",
-                          locale=locale_of(lang))
+    return _pattern(number, "#,##0." + "0" * digits if digits else "#,##0", lang, value)
 
 
 def points(value: int | float | Fraction | str, lang: str) -> str:
@@ -68,7 +77,7 @@ def points(value: int | float | Fraction | str, lang: str) -> str:
         return str(value)
     if number == 0:
         return "0"
-    return format_decimal(number, "+#,##0.#;-#,##0.#", locale=locale_of(lang))
+    return _pattern(number, "+#,##0.#;-#,##0.#", lang, value)
 
 
 def _parsed(when: datetime | str) -> datetime | None:
