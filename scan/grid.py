@@ -44,16 +44,26 @@ FULL_PAD_MM = SEARCH_MM + MAX_BEND_MM + 2.0  # the grid's region, wide enough fo
 CORE_PAD_MM = SEARCH_MM + 4.0
 
 # Placement uncertainty (mm): measured on a cell's own lines, on one line of a pair, growing
-# with the distance (mm) to the nearest cell placed by its own lines (paper bends smoothly),
-# and from the homography alone. Checked with benchmarks.scan's placement table (true box
-# centres of samples photos, seed 7100000 pub): cells placed from lines 0.6-1 mm away from
-# the next placed one were off by 1.8 mm (median) at 0.02 mm per mm, so paper bent in its
-# plane (the pub level's 10 px sine) needs 0.05; cells placed by the homography alone
-# (no line of that direction anywhere) were off by 2.05 mm (median), 4.5 mm at most.
+# with the distance (mm) to the nearest cell placed by its own lines (paper bends smoothly)
+# at the rate the sheet's own placed cells move apart (_bend_slope), and from the
+# homography alone. Checked with benchmarks.scan's placement table (true box centres of
+# samples photos): at a fixed 0.02 mm per mm, cells 0.6-1 mm unsure were 1.8 mm off
+# (median) on the pub level (seed 7100000, its in-plane sine bend), and a fixed 0.05 cost
+# a 2-side harsh sheet 1.3 more flags (seed 7400000) where such cells were 0.3 mm off. Cells
+# placed by the homography alone (no line of that direction anywhere) were 2.05 mm off
+# (median), 4.5 mm at most (pub).
 FOUND_MM = 0.2
 ONE_LINE_MM = 0.4
-BEND_PER_MM = 0.05
+BEND_PER_MM = 0.02  # the least rate of bending assumed ...
+MAX_BEND_PER_MM = 0.1  # ... and the most: the pub level's sine bend at its steepest
+BEND_QUANTILE = 0.9
 HOMOGRAPHY_MM = 2.5
+# Neighbouring cells (10-20 mm apart) move together: the pub level's sine bends the paper
+# by at most 0.1 mm per mm. A cell whose lines moved this much more than the median of its
+# placed neighbours (at least MIN_NEIGHBOURS of them) found something else (harsh seed
+# 7400000: a cast shadow's edge taken for a column's lines in grey photos, 3 mm off).
+CONSISTENT_MM = 1.2
+MIN_NEIGHBOURS = 3
 # The window a box may be off by and its reading still be certain: benchmarks.offset (every
 # box moved 0-3 mm in a random direction; 40 photos, seed 7210000, mild, 3 sides) read as
 # many written cells right at 2 mm as in place, but from 1.5 mm on one of ~2,600 certain
@@ -245,6 +255,9 @@ def _peaks(profiles: np.ndarray, along: np.ndarray) -> np.ndarray:
     falling = np.ones((n, size), bool)
     falling[:, :-1] = lift[:, :-1] > lift[:, 1:]
     cand = (lift >= 0.5 * top[:, None]) & rising & falling
+    # A maximum at the window's end is no line but a slope into it (a shadow's edge): a
+    # line there lies past the search, where the layout does not put it.
+    cand[:, 0] = cand[:, -1] = False
     centre = (size - 1) / 2
     i = np.where(cand, np.abs(np.arange(size) - centre)[None, :], np.inf).argmin(axis=1)
     k = np.clip(i, 1, size - 2)
@@ -253,7 +266,7 @@ def _peaks(profiles: np.ndarray, along: np.ndarray) -> np.ndarray:
     den = a - 2 * b + c
     inner = (i > 0) & (i < size - 1) & (den < 0)
     peak = np.where(inner, i + 0.5 * (a - c) / np.where(inner, den, -1.0), i.astype(float))
-    return np.where(strong, peak, np.nan)
+    return np.where(strong & cand.any(axis=1), peak, np.nan)
 
 
 def _edge_offsets(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.ndarray,
@@ -427,7 +440,7 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
     if strict and share < MIN_LINES_FOUND:
         raise UnreadableSheetError(GRID_MISSING, reason=Reason.GRID_MISSING)
-    return _place(slots, raw, shift)
+    return _place(slots, raw, _drop_inconsistent(shift, _neighbours(slots)))
 
 
 def _best_kind(view: PageView, geom: SheetGeometry
@@ -455,11 +468,55 @@ def _best_kind(view: PageView, geom: SheetGeometry
     return best, left_view
 
 
+def _drop_inconsistent(shift: Lines, neighbours: np.ndarray) -> Lines:
+    """The shifts without those that disagree with their neighbours': paper bends
+    smoothly, so a cell whose lines moved CONSISTENT_MM more than the median of its placed
+    neighbours' took something else for its lines (a cast shadow's edge in a grey photo,
+    the edge of a bold stroke). It is placed from its neighbours instead."""
+    out = [list(sh) for sh in shift]
+    for axis in (0, 1):
+        # Worst first, one at a time: a run of cells that took one shadow edge for their
+        # lines must not vouch for each other once their sound neighbours outvote one.
+        while True:
+            worst, worst_at = CONSISTENT_MM, -1
+            for i, sh in enumerate(out):
+                own = sh[axis]
+                if own is None:
+                    continue
+                near = [v for j in np.flatnonzero(neighbours[i])
+                        if (v := out[j][axis]) is not None]
+                if len(near) >= MIN_NEIGHBOURS and \
+                        (gap := abs(own - float(np.median(near)))) > worst:
+                    worst, worst_at = gap, i
+            if worst_at < 0:
+                break
+            out[worst_at][axis] = None
+    return out
+
+
+def _bend_slope(centres: np.ndarray, shift: Lines, neighbours: np.ndarray) -> float:
+    """How fast this sheet's cells move apart (mm per mm): the BEND_QUANTILE of the shift
+    differences between neighbouring cells placed by their own lines, over their distance,
+    within BEND_PER_MM and MAX_BEND_PER_MM. A flat photo gains nothing from a steep
+    bend elsewhere; paper bent in its plane predicts far cells worse."""
+    rates = []
+    for i, j in zip(*np.nonzero(np.triu(neighbours)), strict=True):
+        dist = float(np.hypot(*(centres[i] - centres[j])))
+        for axis in (0, 1):
+            a, b = shift[i][axis], shift[j][axis]
+            if a is not None and b is not None and dist > 0:
+                rates.append(abs(a - b) / dist)
+    if len(rates) < MIN_NEIGHBOURS:
+        return MAX_BEND_PER_MM
+    return float(np.clip(np.quantile(rates, BEND_QUANTILE), BEND_PER_MM, MAX_BEND_PER_MM))
+
+
 def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines) -> tuple[SnappedSlot, ...]:
     """Each slot's box and uncertainty from its own lines, else from the nearest placed."""
     centres = np.array([(s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2) for s in slots])
     placed_by_axis = [[j for j in range(len(slots)) if shift[j][axis] is not None]
                       for axis in (0, 1)]
+    slope = _bend_slope(centres, shift, _neighbours(slots))
     out = []
     moves_all: list[list[float]] = []
     uncertain: list[float] = []
@@ -481,7 +538,7 @@ def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines) -> tuple[SnappedSl
             weights = 1.0 / (dist[near] + 1.0)
             d = float(np.sum(weights * [shift[placed[k]][axis] for k in near]) / weights.sum())
             moves += [d, d]
-            worst = max(worst, min(HOMOGRAPHY_MM, FOUND_MM + BEND_PER_MM * float(dist.min())))
+            worst = max(worst, min(HOMOGRAPHY_MM, FOUND_MM + slope * float(dist.min())))
         moves_all.append(moves)
         uncertain.append(worst)
     for i, slot in enumerate(slots):
