@@ -22,7 +22,7 @@ import numpy as np
 from escalero.scan import digit_model
 from escalero.scan.geometry import SheetGeometry
 from escalero.scan.grid import SnappedSlot
-from escalero.scan.notes import Note, note
+from escalero.scan.notes import Note, note, value_param
 from escalero.scan.recognize import (
     DIGIT_LOOKALIKES,
     CellCrop,
@@ -624,4 +624,5 @@ def _flag_disagreement(out: list[CellResult], cells: list[int], ti: int, known: 
 
 
 def _fmt(v: CellValue) -> str:
-    return "leer" if v is None else ("gestrichen" if v == "x" else str(v))
+    """A value for a note: the note says "leer" / "empty" in its own language."""
+    return value_param(v)

@@ -30,8 +30,24 @@ MIN_MARGIN = 0.05  # the best must beat the runner-up by this much, and by more 
 MAX_FRAMES = 2  # page frames tried (A4 and Letter portrait fit four markers almost alike)
 PROFILE_PX_PER_MM = PX_PER_MM / 2  # line profiles on a half-size copy: 4x cheaper, as sharp
 
-_GAME_DE = {"escalero": "Eskalero", "generala": "Generala"}
-_VARIANT_DE = {"doppel-grande": "Doppel-Grande", "one-column": "eine Kolonne"}
+# The warning's words, in the page's language (ScanOptions.lang).
+_GAME = {"de": {"escalero": "Eskalero"}, "en": {"escalero": "Escalero"},
+         "es": {"escalero": "Escalero"}}
+_VARIANT = {"de": {"doppel-grande": "Doppel-Grande", "one-column": "eine Kolonne"},
+            "en": {"doppel-grande": "double Grande", "one-column": "one column"},
+            "es": {"doppel-grande": "Grande doble", "one-column": "una columna"}}
+_SIDES = {"de": ("Spieler", "Paare"), "en": ("players", "pairs"), "es": ("jugadores", "parejas")}
+_WARNING = {
+    "de": ("QR-Code unlesbar: Layout aus dem Raster erkannt ({layout})",
+           "; Hausregeln (strasse-25, weights-123) bitte mit --variant angeben",
+           "; falls {layout}: mit --game, --players und --variant angeben"),
+    "en": ("QR code unreadable: layout recognised from the grid ({layout})",
+           "; give house rules (strasse-25, weights-123) with --variant",
+           "; if it is {layout}: give --game, --players and --variant"),
+    "es": ("código QR ilegible: diseño reconocido por la cuadrícula ({layout})",
+           "; indique las reglas de la casa (strasse-25, weights-123) con --variant",
+           "; si es {layout}: indique --game, --players y --variant"),
+}
 
 
 @dataclass(frozen=True)
@@ -54,7 +70,14 @@ class Inferred:
     spec: LayoutSpec
     score: float
     runner_up: float
-    warning: str
+    candidate: Candidate
+
+    @property
+    def warning(self) -> str:
+        return warning_for(self.candidate)
+
+    def warning_in(self, lang: str) -> str:
+        return warning_for(self.candidate, lang)
 
 
 def _lines(boxes: list[tuple[float, float, float, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -207,23 +230,27 @@ def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> Inferred 
     # grid check after it (scan.grid) then follows the bend cell by cell.
     if top < MIN_SCORE or top - second < max(MIN_MARGIN, 0.5 * (1.0 - top)):
         return None
-    return Inferred(cand.spec, round(top, 3), round(second, 3), warning_for(cand))
+    return Inferred(cand.spec, round(top, 3), round(second, 3), cand)
 
 
-def _describe(spec: LayoutSpec) -> str:
-    who = f"{spec.sides} {'Paare' if spec.pairs else 'Spieler'}"
-    extra = [_VARIANT_DE.get(v, v) for v in spec.variants]
-    return ", ".join([_GAME_DE.get(spec.game, spec.game), who, *extra, spec.paper.upper()])
+def _describe(spec: LayoutSpec, lang: str = "de") -> str:
+    single, pairs = _SIDES.get(lang, _SIDES["de"])
+    who = f"{spec.sides} {pairs if spec.pairs else single}"
+    variants = _VARIANT.get(lang, _VARIANT["de"])
+    extra = [variants.get(v, v) for v in spec.variants]
+    game = _GAME.get(lang, _GAME["de"]).get(spec.game, spec.game.capitalize())
+    return ", ".join([game, who, *extra, spec.paper.upper()])
 
 
-def warning_for(cand: Candidate) -> str:
-    """What the player must know: the layout was guessed; what the grid cannot show."""
+def warning_for(cand: Candidate, lang: str = "de") -> str:
+    """What the player must know, in `lang`: the layout was guessed; what the grid cannot
+    show."""
     spec = cand.spec
-    text = f"QR-Code unlesbar: Layout aus dem Raster erkannt ({_describe(spec)})"
+    head, house, other_game = _WARNING.get(lang, _WARNING["de"])
+    text = head.format(layout=_describe(spec, lang))
     others = [s for s in cand.same_geometry if s != spec]
     if spec.game == "escalero":  # house rules never change the grid
-        text += "; Hausregeln (strasse-25, weights-123) bitte mit --variant angeben"
+        text += house
     for other in (s for s in others if s.game != spec.game):
-        text += (f"; falls {_describe(other)}: mit --game, --players und --variant "
-                 "angeben")
+        text += other_game.format(layout=_describe(other, lang))
     return text

@@ -73,6 +73,20 @@ TEXTS: Final[dict[str, dict[str, str]]] = {
 }
 
 
+# A cell's value inside a note, in the note's language: an empty or struck cell is a word.
+EMPTY_VALUE, STRUCK_VALUE = "\u2205", "x"
+VALUE_WORDS = {
+    EMPTY_VALUE: {"de": "leer", "en": "empty", "es": "vacía"},
+    STRUCK_VALUE: {"de": "gestrichen", "en": "struck", "es": "tachada"},
+}
+VALUE_PARAMS = frozenset({"value", "read", "first"})  # the params that hold a cell's value
+
+
+def value_param(v: object) -> str:
+    """A cell's value (None, "x" or a number) as a note parameter: see VALUE_WORDS."""
+    return EMPTY_VALUE if v is None else STRUCK_VALUE if v == "x" else str(v)
+
+
 @dataclass(frozen=True)
 class Note:
     key: str
@@ -80,7 +94,9 @@ class Note:
 
     def text(self, lang: str = "de") -> str:
         table = TEXTS[self.key]
-        return table.get(lang, table["de"]).format(**dict(self.params))
+        params = {k: VALUE_WORDS[v].get(lang, VALUE_WORDS[v]["de"])
+                  if k in VALUE_PARAMS and v in VALUE_WORDS else v for k, v in self.params}
+        return table.get(lang, table["de"]).format(**params)
 
     def __str__(self) -> str:
         return self.text()

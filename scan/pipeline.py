@@ -392,7 +392,7 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
                                         markers, fits, options.layout_fields)
         warnings: tuple[str, ...] = ()
         if inferred is not None and source == "options":
-            source, warnings = "grid", (inferred.warning,)
+            source, warnings = "grid", (inferred.warning_in(options.lang),)
         geom = _with_names(_default_names_in(geom, options.lang), options.names)
         timer.found["geometry"] = geom
     return geom, source, warnings

@@ -62,6 +62,20 @@ def test_layout_inferred_from_the_grid_and_the_scan_reads(spec) -> None:
     assert "--variant" in warning  # house rules (Escalero) or the Generala look-alike
 
 
+@pytest.mark.parametrize("lang, head, house", [
+    ("en", "QR code unreadable: layout recognised from the grid", "house rules"),
+    ("es", "código QR ilegible: diseño reconocido por la cuadrícula", "reglas de la casa"),
+])
+def test_the_guessed_layout_is_told_in_the_pages_language(lang: str, head: str,
+                                                          house: str) -> None:
+    spec = LayoutSpec(sides=3, pairs=True)
+    result = scan_photo(_torn_photo(spec, _entries(spec)), ScanOptions(lang=lang),
+                        recognizer=InkRecognizer())
+    (warning,) = result.warnings
+    assert warning.startswith(head) and house in warning
+    assert "Spieler" not in warning and "Paare" not in warning and "Hausregeln" not in warning
+
+
 def test_value_only_variants_fall_back_to_the_default_with_a_warning() -> None:
     spec = LayoutSpec(sides=2, variants=("strasse-25",))  # same grid as no variant
     result = scan_photo(_torn_photo(spec, _entries(spec)), ScanOptions(),

@@ -29,6 +29,18 @@ def test_a_note_keeps_its_parameters_for_each_language() -> None:
         note("no such note")
 
 
+def test_an_empty_or_struck_value_in_a_note_is_a_word_of_its_language() -> None:
+    from escalero.scan.notes import value_param
+
+    by_total = note("by_total", read=value_param("x"), first=value_param(6))
+    assert by_total.text("en") == "by the total: struck, not 6"
+    assert by_total.text("de") == "nach Summe: gestrichen statt 6"
+    assert "tachada" in by_total.text("es")
+    fits = note("total_fits", written=120, value=value_param(None))
+    assert fits.text("en") == "the total 120 fits empty" and "leer" in fits.text("de")
+    assert note("total_fits", written=120, value=value_param(12)).text("en").endswith("12")
+
+
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_review_notes_of_a_real_scan_are_in_the_options_language(lang: str) -> None:
     result = scan_photo(str(SAMPLE), ScanOptions(lang=lang))
