@@ -54,6 +54,13 @@ HARSH_PENS = PENS + (
     ("brown", (30, 55, 110), 0.95),
     ("green", (60, 125, 30), 0.95),
 )
+# The pub level (another camera model, other writers) adds the inks a red-channel reader
+# sees faint: purple and violet ballpoints, a pink highlighter-like felt pen.
+PUB_PENS = HARSH_PENS + (
+    ("ballpoint-purple", (130, 40, 110), 0.95),
+    ("felt-violet", (170, 60, 140), 1.0),
+    ("felt-pink", (150, 70, 220), 1.0),
+)
 
 Box = tuple[int, int, int, int]
 

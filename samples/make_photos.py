@@ -65,7 +65,7 @@ class Request:
     tiny: bool = False
     blank_qr: bool | None = None  # the QR code torn off / painted over: the ids must do
     layout_version: int | None = None  # print an older layout (1: fiducial ids 0-3)
-    pen: str | None = None  # the writer's pen by name (handwriting.HARSH_PENS); None: drawn
+    pen: str | None = None  # the writer's pen by name (handwriting.PUB_PENS); None: drawn
     flatbed: bool | None = None  # a flatbed or copier scan instead of a phone photo
 
     @property
@@ -179,9 +179,10 @@ def make_photo(req: Request) -> Photo:
     serial = f"S{req.seed % 10000}-{req.index}"
     sheet = {**game.sheet, "serial": serial}
     pens: tuple[tuple[str, tuple[int, int, int], float], ...] = (
-        handwriting.HARSH_PENS if req.level in ("harsh", "pub") else handwriting.PENS)
+        handwriting.PUB_PENS if req.level == "pub" else
+        handwriting.HARSH_PENS if req.level == "harsh" else handwriting.PENS)
     if req.pen is not None:
-        pens = tuple(p for p in handwriting.HARSH_PENS if p[0] == req.pen)[:1]
+        pens = tuple(p for p in handwriting.PUB_PENS if p[0] == req.pen)[:1]
         if not pens:
             raise ValueError(f"unknown pen {req.pen!r}")
     writer = handwriting.make_writer(rng, req.split, source=req.source, pens=pens)
@@ -271,7 +272,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="a finger hides this corner marker")
     p.add_argument("--no-sheet", action="store_true", help="photograph only the table")
     p.add_argument("--tiny", action="store_true", help="sheet far away: small in the frame")
-    p.add_argument("--pen", choices=sorted({p[0] for p in handwriting.HARSH_PENS}),
+    p.add_argument("--pen", choices=sorted({p[0] for p in handwriting.PUB_PENS}),
                    help="the writer's pen (default: drawn at random for the level)")
     p.add_argument("--flatbed", action="store_true", default=None,
                    help="a flatbed or copier scan (200-300 dpi, square on, against a lid)")
