@@ -43,34 +43,52 @@ FULL_PAD_MM = SEARCH_MM + MAX_BEND_MM + 2.0  # the grid's region, wide enough fo
 # the 0.5 mm inset) and the reach of the paper's level (~3 mm: its median and blocks).
 CORE_PAD_MM = SEARCH_MM + 4.0
 
-# Placement uncertainty (mm): measured on a cell's own lines, on one line of a pair, growing
-# with the distance (mm) to the nearest cell placed by its own lines (paper bends smoothly)
-# at the rate the sheet's own placed cells move apart (_bend_slope), and from the
-# homography alone. Checked with benchmarks.scan's placement table (true box centres of
-# samples photos): at a fixed 0.02 mm per mm, cells 0.6-1 mm unsure were 1.8 mm off
-# (median) on the pub level (seed 7100000, its in-plane sine bend), and a fixed 0.05 cost
-# a 2-side harsh sheet 1.3 more flags (seed 7400000) where such cells were 0.3 mm off. Cells
-# placed by the homography alone (no line of that direction anywhere) were 2.05 mm off
-# (median), 4.5 mm at most (pub).
-FOUND_MM = 0.2
-ONE_LINE_MM = 0.4
-BEND_PER_MM = 0.02  # the least rate of bending assumed ...
-MAX_BEND_PER_MM = 0.1  # ... and the most: the pub level's sine bend at its steepest
-BEND_QUANTILE = 0.9
-HOMOGRAPHY_MM = 2.5
-# Neighbouring cells (10-20 mm apart) move together: the pub level's sine bends the paper
-# by at most 0.1 mm per mm. A cell whose lines moved this much more than the median of its
-# placed neighbours (at least MIN_NEIGHBOURS of them) found something else (harsh seed
-# 7400000: a cast shadow's edge taken for a column's lines in grey photos, 3 mm off).
-CONSISTENT_MM = 1.2
-MIN_NEIGHBOURS = 3
-# The window a box may be off by and its reading still be certain: benchmarks.offset (every
-# box moved 0-3 mm in a random direction; 40 photos, seed 7210000, mild, 3 sides) read as
-# many written cells right at 2 mm as in place, but from 1.5 mm on one of ~2,600 certain
-# readings was wrong (0.04%, over the 0.02% the accept threshold is fitted for), and
-# written totals fell from 95% to 91% right at 2 mm. Beyond this a cell is read, not
-# certain: Lage unsicher.
-MAX_UNCERTAIN_MM = 1.0
+@dataclass(frozen=True)
+class PlacementSettings:
+    """How sure a cell's placement is, and when it is too unsure to be certain: the
+    placement stage's fitted values (ScanOptions.placement carries them, so a benchmark
+    can vary one). Each field says what it was fitted on; all are in mm unless named."""
+
+    # On a cell's own two lines / one line of a pair: the line search's own spread
+    # (benchmarks.scan placement table, mild 7300000: 0.12 mm median, 0.26 mm p99).
+    found_mm: float = 0.2
+    one_line_mm: float = 0.4
+    # A cell placed from its neighbours is as unsure as the sheet's own placed cells
+    # move apart (mm per mm, their BEND_QUANTILE), within these. Fitted on the placement
+    # table: a fixed 0.02 left cells 0.6-1 mm unsure 1.8 mm off (median) on pub 7100000 (its
+    # in-plane sine); a fixed 0.05 cost a 2-side harsh sheet 1.3 flags (7400000), where such
+    # cells were 0.3 mm off. 0.1: the pub level's sine at its steepest.
+    bend_per_mm: float = 0.02
+    max_bend_per_mm: float = 0.1
+    bend_quantile: float = 0.9
+    # No line of that direction anywhere: the homography alone. Pub 7100000: such cells
+    # 1.5 mm off (median), 5.6 mm p99; they are flagged at any value above the window.
+    homography_mm: float = 2.5
+    # A cell whose lines moved this much more than the median of its placed neighbours (at
+    # least min_neighbours) found something else (harsh 7400000: a cast shadow's edge taken
+    # for a column's lines in grey photos, 3 mm off). Neighbours 10-20 mm apart differ by
+    # at most 0.1 mm per mm on the pub level's sine.
+    consistent_mm: float = 1.2
+    min_neighbours: int = 3
+    # The window a box may be off by and its reading still be certain: benchmarks.offset
+    # (boxes moved 0-3 mm; 40 photos, mild 7210000, 3 sides) read as many written cells
+    # right at 2 mm as in place, but from 1.5 mm on one of ~2,600 certain readings was
+    # wrong (0.04%, over the 0.02% the accept threshold is fitted for), and written totals
+    # fell from 95% to 91% right at 2 mm. Beyond it a cell is read, not certain.
+    max_uncertain_mm: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.found_mm <= self.one_line_mm <= self.max_uncertain_mm:
+            raise ValueError("placement: need 0 < found_mm <= one_line_mm <= max_uncertain_mm")
+        if not 0 < self.bend_per_mm <= self.max_bend_per_mm or not 0 < self.bend_quantile <= 1:
+            raise ValueError("placement: need 0 < bend_per_mm <= max_bend_per_mm and a "
+                             "bend_quantile in (0, 1]")
+        if self.homography_mm <= 0 or self.consistent_mm <= 0 or self.min_neighbours < 1:
+            raise ValueError("placement: homography_mm, consistent_mm and min_neighbours "
+                             "must be positive")
+
+
+PLACEMENT = PlacementSettings()
 
 GRID_MISSING = ("the printed grid is not where the layout puts it: photograph the whole sheet "
                 "flat, or check --game/--players/--variant")
@@ -414,8 +432,8 @@ def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry, pad_mm: float =
     return PageView(small, ppm, (x0, y0))
 
 
-def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool = True
-               ) -> tuple[SnappedSlot, ...]:
+def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool = True,
+               settings: PlacementSettings = PLACEMENT) -> tuple[SnappedSlot, ...]:
     """Move each slot's box onto its grid lines; each gets a placement uncertainty.
 
     `page`: the flat sheet (Rectified), or a flat page at PX_PER_MM.
@@ -440,7 +458,8 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
     if strict and share < MIN_LINES_FOUND:
         raise UnreadableSheetError(GRID_MISSING, reason=Reason.GRID_MISSING)
-    return _place(slots, raw, _drop_inconsistent(shift, _neighbours(slots)))
+    return _place(slots, raw, _drop_inconsistent(shift, _neighbours(slots), settings),
+                  settings)
 
 
 def _best_kind(view: PageView, geom: SheetGeometry
@@ -468,9 +487,10 @@ def _best_kind(view: PageView, geom: SheetGeometry
     return best, left_view
 
 
-def _drop_inconsistent(shift: Lines, neighbours: np.ndarray) -> Lines:
+def _drop_inconsistent(shift: Lines, neighbours: np.ndarray, settings: PlacementSettings
+                       ) -> Lines:
     """The shifts without those that disagree with their neighbours': paper bends
-    smoothly, so a cell whose lines moved CONSISTENT_MM more than the median of its placed
+    smoothly, so a cell whose lines moved consistent_mm more than the median of its placed
     neighbours' took something else for its lines (a cast shadow's edge in a grey photo,
     the edge of a bold stroke). It is placed from its neighbours instead."""
     out = [list(sh) for sh in shift]
@@ -478,14 +498,14 @@ def _drop_inconsistent(shift: Lines, neighbours: np.ndarray) -> Lines:
         # Worst first, one at a time: a run of cells that took one shadow edge for their
         # lines must not vouch for each other once their sound neighbours outvote one.
         while True:
-            worst, worst_at = CONSISTENT_MM, -1
+            worst, worst_at = settings.consistent_mm, -1
             for i, sh in enumerate(out):
                 own = sh[axis]
                 if own is None:
                     continue
                 near = [v for j in np.flatnonzero(neighbours[i])
                         if (v := out[j][axis]) is not None]
-                if len(near) >= MIN_NEIGHBOURS and \
+                if len(near) >= settings.min_neighbours and \
                         (gap := abs(own - float(np.median(near)))) > worst:
                     worst, worst_at = gap, i
             if worst_at < 0:
@@ -494,10 +514,11 @@ def _drop_inconsistent(shift: Lines, neighbours: np.ndarray) -> Lines:
     return out
 
 
-def _bend_slope(centres: np.ndarray, shift: Lines, neighbours: np.ndarray) -> float:
-    """How fast this sheet's cells move apart (mm per mm): the BEND_QUANTILE of the shift
+def _bend_slope(centres: np.ndarray, shift: Lines, neighbours: np.ndarray,
+                settings: PlacementSettings) -> float:
+    """How fast this sheet's cells move apart (mm per mm): the bend_quantile of the shift
     differences between neighbouring cells placed by their own lines, over their distance,
-    within BEND_PER_MM and MAX_BEND_PER_MM. A flat photo gains nothing from a steep
+    within bend_per_mm and max_bend_per_mm. A flat photo gains nothing from a steep
     bend elsewhere; paper bent in its plane predicts far cells worse."""
     rates = []
     for i, j in zip(*np.nonzero(np.triu(neighbours)), strict=True):
@@ -506,17 +527,19 @@ def _bend_slope(centres: np.ndarray, shift: Lines, neighbours: np.ndarray) -> fl
             a, b = shift[i][axis], shift[j][axis]
             if a is not None and b is not None and dist > 0:
                 rates.append(abs(a - b) / dist)
-    if len(rates) < MIN_NEIGHBOURS:
-        return MAX_BEND_PER_MM
-    return float(np.clip(np.quantile(rates, BEND_QUANTILE), BEND_PER_MM, MAX_BEND_PER_MM))
+    if len(rates) < settings.min_neighbours:
+        return settings.max_bend_per_mm
+    return float(np.clip(np.quantile(rates, settings.bend_quantile), settings.bend_per_mm,
+                         settings.max_bend_per_mm))
 
 
-def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines) -> tuple[SnappedSlot, ...]:
+def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines, settings: PlacementSettings
+           ) -> tuple[SnappedSlot, ...]:
     """Each slot's box and uncertainty from its own lines, else from the nearest placed."""
     centres = np.array([(s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2) for s in slots])
     placed_by_axis = [[j for j in range(len(slots)) if shift[j][axis] is not None]
                       for axis in (0, 1)]
-    slope = _bend_slope(centres, shift, _neighbours(slots))
+    slope = _bend_slope(centres, shift, _neighbours(slots), settings)
     out = []
     moves_all: list[list[float]] = []
     uncertain: list[float] = []
@@ -526,19 +549,21 @@ def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines) -> tuple[SnappedSl
         for axis, (a, b) in enumerate(((0, 1), (2, 3))):
             if shift[i][axis] is not None:
                 moves += [float(raw[i][a]), float(raw[i][b])]  # type: ignore[arg-type]
-                worst = max(worst, FOUND_MM if raw[i][a] != raw[i][b] else ONE_LINE_MM)
+                worst = max(worst, settings.found_mm if raw[i][a] != raw[i][b]
+                            else settings.one_line_mm)
                 continue
             placed = placed_by_axis[axis]
             if not placed:  # no line of this direction anywhere: the homography alone
                 moves += [0.0, 0.0]
-                worst = max(worst, HOMOGRAPHY_MM)
+                worst = max(worst, settings.homography_mm)
                 continue
             dist = np.hypot(*(centres[placed] - centres[i]).T)
             near = np.argsort(dist)[:4]
             weights = 1.0 / (dist[near] + 1.0)
             d = float(np.sum(weights * [shift[placed[k]][axis] for k in near]) / weights.sum())
             moves += [d, d]
-            worst = max(worst, min(HOMOGRAPHY_MM, FOUND_MM + slope * float(dist.min())))
+            worst = max(worst, min(settings.homography_mm,
+                                   settings.found_mm + slope * float(dist.min())))
         moves_all.append(moves)
         uncertain.append(worst)
     for i, slot in enumerate(slots):
@@ -551,12 +576,13 @@ def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines) -> tuple[SnappedSl
     return tuple(out)
 
 
-def flag_unplaced(results: Sequence[Any], snapped: Sequence[SnappedSlot]) -> list[Any]:
+def flag_unplaced(results: Sequence[Any], snapped: Sequence[SnappedSlot],
+                  settings: PlacementSettings = PLACEMENT) -> list[Any]:
     """A cell placed too loosely to cut a safe crop is not certain, whatever was read.
 
     Runs before and after the totals check: the totals may not vouch for such a cell.
     """
     return [replace(c, certain=False,
                     note=note("place_unsure", mm=f"{s.uncertainty_mm:.1f}"))
-            if c.certain and s.uncertainty_mm > MAX_UNCERTAIN_MM else c
+            if c.certain and s.uncertainty_mm > settings.max_uncertain_mm else c
             for c, s in zip(results, snapped, strict=True)]

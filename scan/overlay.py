@@ -14,6 +14,7 @@ from escalero.scan.imaging import shrink
 from escalero.scan.rectify import PX_PER_MM
 
 if TYPE_CHECKING:
+    from escalero.scan.grid import PlacementSettings
     from escalero.scan.pipeline import ScanResult
 
 GREEN, ORANGE, RED, BLUE, MAGENTA = (40, 160, 40), (0, 140, 255), (0, 0, 230), (200, 90, 0), \
@@ -90,17 +91,19 @@ def draw_photo(image: np.ndarray, result: ScanResult, long_side: int = 1600) -> 
     return out
 
 
-def draw_placement(page: np.ndarray, cells: Sequence[CellResult]) -> np.ndarray:
+def draw_placement(page: np.ndarray, cells: Sequence[CellResult],
+                   settings: PlacementSettings | None = None) -> np.ndarray:
     """The flat sheet with each cell's box and how far it may be off its printed place:
     a circle of that radius at the box's centre, green when placed on its own grid lines,
     orange when placed from lines near it, red beyond the reader's window (Lage unsicher)."""
-    from escalero.scan.grid import FOUND_MM, MAX_UNCERTAIN_MM, ONE_LINE_MM
+    from escalero.scan.grid import PLACEMENT
 
+    settings = settings or PLACEMENT
     out = page.copy()
     for c in cells:
         x, y, w, h = (v * PX_PER_MM for v in c.box_mm)
-        colour = GREEN if c.place_mm <= max(FOUND_MM, ONE_LINE_MM) else \
-            ORANGE if c.place_mm <= MAX_UNCERTAIN_MM else RED
+        colour = GREEN if c.place_mm <= settings.one_line_mm else \
+            ORANGE if c.place_mm <= settings.max_uncertain_mm else RED
         cv2.rectangle(out, (int(x), int(y)), (int(x + w), int(y + h)), colour, 1)
         centre = (int(x + w / 2), int(y + h / 2))
         cv2.circle(out, centre, max(1, int(c.place_mm * PX_PER_MM)), colour, 2)

@@ -25,7 +25,7 @@ from escalero.scan.geometry import (
     page_frame,
     page_frames,
 )
-from escalero.scan.grid import SnappedSlot, flag_unplaced, snap_slots
+from escalero.scan.grid import PlacementSettings, SnappedSlot, flag_unplaced, snap_slots
 from escalero.scan.infer_layout import infer_layout
 from escalero.scan.ink import drop_grid_by_shade, is_red_ink
 from escalero.scan.load import load_photo
@@ -98,6 +98,8 @@ class ScanOptions:
     # (an Asse strike written as a hooked 0 read as 6, raised to 0.984, confirmed by a
     # total whose 0 reads as 6 too); benchmarks.scan --row-priors measures with it.
     row_priors: bool = False
+    # How sure each cell's placement is and when it is too unsure to be certain (scan.grid).
+    placement: PlacementSettings = field(default_factory=PlacementSettings)
 
 
 @dataclass(frozen=True)
@@ -313,7 +315,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         rect: Rectified = rectify(image, placement.homography, geom)
         found["rectified"] = rect
     with timer.stage("grid"):
-        snapped = _snap(rect, geom, source)
+        snapped = _snap(rect, geom, source, options.placement)
     with timer.stage("crop"):
         crops = cells_mod.cut_crops(rect, snapped, geom)
         if not options.row_priors:
@@ -325,8 +327,8 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
         readings = read_cells(reader, crops, options.adapt)
     with timer.stage("assemble"):
-        raw = _flagged(snapped, readings, crops, rect)
-        results = flag_unplaced(cells_mod.check_totals(raw), snapped)
+        raw = _flagged(snapped, readings, crops, rect, options.placement)
+        results = flag_unplaced(cells_mod.check_totals(raw), snapped, options.placement)
         sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
         beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader))
@@ -398,12 +400,13 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
     return geom, source, warnings
 
 
-def _snap(page: Rectified, geom: SheetGeometry, source: str) -> tuple[SnappedSlot, ...]:
+def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: PlacementSettings
+          ) -> tuple[SnappedSlot, ...]:
     """Each cell onto its printed grid lines."""
     try:
         # A layout read from the code or the fiducials' ids is certain: placement
         # degrades instead of refusing.
-        return snap_slots(page, geom, strict=source not in ("qr", "markers"))
+        return snap_slots(page, geom, strict=source not in ("qr", "markers"), settings=settings)
     except UnreadableSheetError:
         if source == "grid":  # the guessed layout failed grid.py's own check
             raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None
@@ -411,7 +414,7 @@ def _snap(page: Rectified, geom: SheetGeometry, source: str) -> tuple[SnappedSlo
 
 
 def _flagged(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequence[Any],
-             rect: Rectified) -> list[cells_mod.CellResult]:
+             rect: Rectified, settings: PlacementSettings) -> list[cells_mod.CellResult]:
     """The readings as cell results, unsure where the photo says so (cells shown too
     small, a digit hidden before a zero, a cell not placed on its grid lines) or the
     sheet's own hand does (scan.same_hand)."""
@@ -419,7 +422,7 @@ def _flagged(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Seq
     results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
     results = cells_mod.flag_hidden_digits(results, crops)
     results = doubt_same_hand(results, crops)
-    return flag_unplaced(results, snapped)
+    return flag_unplaced(results, snapped, settings)
 
 
 def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],

@@ -7,8 +7,8 @@ import pytest
 from escalero.scan.cells import CellResult
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import (
-    FOUND_MM,
-    MAX_UNCERTAIN_MM,
+    PLACEMENT,
+    PlacementSettings,
     flag_unplaced,
     is_gray,
     snap_slots,
@@ -50,7 +50,7 @@ def test_grayscale_photo_finds_the_grid_by_shade(page) -> None:
     assert is_gray(flat) and not is_gray(_flat(page))
     snapped = snap_slots(flat, GEOM)
     assert np.mean([s.edges_found for s in snapped]) > 3.5
-    assert max(s.uncertainty_mm for s in snapped) <= 2 * FOUND_MM
+    assert max(s.uncertainty_mm for s in snapped) <= 2 * PLACEMENT.found_mm
 
 
 def test_hidden_grid_degrades_to_flagged_cells(page) -> None:
@@ -64,8 +64,8 @@ def test_hidden_grid_degrades_to_flagged_cells(page) -> None:
     seen = [s for s in snapped if s.box[0] < xs[1] + 1]
     far = [s for s in snapped if s.slot.box[0] >= xs[-1] - 1]
     assert seen and far
-    assert max(s.uncertainty_mm for s in seen) <= 2 * FOUND_MM
-    assert min(s.uncertainty_mm for s in far) > MAX_UNCERTAIN_MM
+    assert max(s.uncertainty_mm for s in seen) <= 2 * PLACEMENT.found_mm
+    assert min(s.uncertainty_mm for s in far) > PLACEMENT.max_uncertain_mm
     # Flagged with a note, never dropped; a certain reading elsewhere stays certain.
     cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, None, 0.99, (), True, s.box)
              for s in snapped]
@@ -81,7 +81,8 @@ def test_sheet_without_a_visible_grid_is_read_with_every_cell_flagged(page) -> N
     flat = _flat(_erase_grid(page, 0.0))
     snapped = snap_slots(flat, GEOM, strict=False)
     assert len(snapped) == len(GEOM.slots)
-    assert all(s.edges_found == 0 and s.uncertainty_mm > MAX_UNCERTAIN_MM for s in snapped)
+    window = PLACEMENT.max_uncertain_mm
+    assert all(s.edges_found == 0 and s.uncertainty_mm > window for s in snapped)
     cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, 3, 0.999, (), True, s.box)
              for s in snapped]
     flagged = flag_unplaced(cells, snapped)
@@ -89,3 +90,22 @@ def test_sheet_without_a_visible_grid_is_read_with_every_cell_flagged(page) -> N
     with pytest.raises(UnreadableSheetError, match="grid"):  # a guessed layout: refused
         snap_slots(flat, GEOM, strict=True)
 
+
+
+def test_placement_settings_are_checked_and_carried_by_the_scan_options(page) -> None:
+    """A wider window, given in ScanOptions' settings, is what makes a cell certain: the
+    value is not patched in a module."""
+    from escalero.scan.pipeline import ScanOptions
+
+    with pytest.raises(ValueError, match="found_mm"):
+        PlacementSettings(found_mm=0.5, one_line_mm=0.4)
+    with pytest.raises(ValueError, match="bend"):
+        PlacementSettings(bend_per_mm=0.2)
+    assert ScanOptions().placement == PLACEMENT
+    flat = _flat(_erase_grid(page, 0.0))
+    wide = PlacementSettings(max_uncertain_mm=3.0)
+    snapped = snap_slots(flat, GEOM, strict=False, settings=wide)
+    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, 3, 0.999, (), True, s.box)
+             for s in snapped]
+    assert all(c.certain for c in flag_unplaced(cells, snapped, wide))
+    assert not any(c.certain for c in flag_unplaced(cells, snapped))
