@@ -358,6 +358,12 @@ def _locate(image: np.ndarray, timer: _Timer) -> Located:
         markers = found["markers"] = locate.find_markers(gray)
     with timer.stage("layout"):
         fits = locate.frame_fits(markers, page_frames())
+    if 2 <= len(markers) < 4:  # a second look where the marks found put the others
+        with timer.stage("markers"):
+            markers = found["markers"] = locate.look_again(gray, markers, fits)
+        with timer.stage("layout"):
+            fits = locate.frame_fits(markers, page_frames())
+    with timer.stage("layout"):
         # Sheets printed since layout version 2 name their layout in the fiducials' ids
         # too; then the code adds only the serial, so the slow whole-photo search is
         # skipped.

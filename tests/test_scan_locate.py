@@ -161,3 +161,54 @@ def test_blurred_code_is_read_where_opencv_alone_gives_up(page, monkeypatch) -> 
     assert hit is not None and hit.text == encode_code(SPEC, SERIAL)
     monkeypatch.setattr(locate, "_zxing", lambda: None)
     assert locate.read_qr(photo, markers, page_frames()) is None
+
+
+def test_marks_the_first_passes_missed_are_found_where_the_others_put_them(page) -> None:
+    """Two marks are enough to say where the other two must be: a second look there
+    (enlarged, the small-marker detector) finds them, at their own corners."""
+    photo, _ = photo_with_truth(page, size=(1500, 2000), angle=8, scale=0.75, tilt=0.08)
+    every = locate.find_markers(photo)
+    assert [m.corner for m in every] == [0, 1, 2, 3]
+    for kept in ((2, 3), (0, 1), (1, 3)):
+        two = tuple(m for m in every if m.corner in kept)
+        again = locate.look_again(photo, two, locate.frame_fits(two, page_frames()))
+        assert [m.corner for m in again] == [0, 1, 2, 3]
+        for m, first in zip(again, every, strict=True):
+            assert m.id == first.id
+            assert float(np.abs(m.corners - first.corners).max()) < 1.5
+
+
+def test_a_mark_where_the_page_cannot_have_it_does_not_move_the_sheet(page) -> None:
+    """The top-left mark torn off and a copy of it pasted a hand's width too far in: the
+    second look may take it, but placement leaves out a mark the other three put far
+    from where it was found, so the cells stay where they are."""
+    geom = geometry_for(SPEC)
+    moved = page.copy()
+    m = geom.marker_at(0)
+    x0, y0 = round((m.cx - m.size / 2 - 1) * PPM), round((m.cy - m.size / 2 - 1) * PPM)
+    x1, y1 = round((m.cx + m.size / 2 + 1) * PPM), round((m.cy + m.size / 2 + 1) * PPM)
+    patch = moved[y0:y1, x0:x1].copy()
+    moved[y0:y1, x0:x1] = 255
+    dx, dy = round(14 * PPM), round(18 * PPM)
+    moved[y0 + dy:y1 + dy, x0 + dx:x1 + dx] = patch
+    photo, hom = photo_with_truth(moved, size=(1500, 2000), angle=3, scale=0.75)
+    every = locate.find_markers(photo)
+    two = tuple(h for h in every if h.corner in (2, 3))
+    assert len(two) == 2
+    again = locate.look_again(photo, two, locate.frame_fits(two, page_frames()))
+    assert 1 in [h.corner for h in again]
+    placement = locate.place_sheet(geom, again, None, None)
+    assert 0 not in [h.corner for h in placement.markers]
+    assert _truth_error_mm(placement, hom) < 1.0
+
+
+def test_no_second_look_finds_a_mark_that_is_not_there(page) -> None:
+    geom = geometry_for(SPEC)
+    covered = page.copy()
+    for mid in (0, 1):
+        m = geom.marker_at(mid)
+        cover(covered, (m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size), PPM)
+    photo, _ = photo_with_truth(covered, size=(1500, 2000), angle=-4, scale=0.75)
+    two = locate.find_markers(photo)
+    assert [h.corner for h in two] == [2, 3]
+    assert locate.look_again(photo, two, locate.frame_fits(two, page_frames())) == two
