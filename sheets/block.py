@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from escalero.scoring.model import MAX_NAME_LEN
 from escalero.sheets.layout import LayoutSpec, SheetOptionError, build_layout
 
 # More players than any sheet holds (Generala 8, Escalero 6 sides or 12 in pairs): a larger
@@ -31,6 +32,13 @@ def plan_block(game: str, players: int | None, names: str | None, pairs: bool,
     listed = tuple(n.strip() for n in names.split(",")) if names else ()
     if listed and not all(listed):
         raise SheetOptionError("--names has an empty name; write e.g. --names \"Anna,Bert\"")
+    # One limit for names everywhere: a printed name must also settle and save.
+    for name in listed:
+        if len(name) > MAX_NAME_LEN:
+            raise SheetOptionError(f"--names: a name may be at most {MAX_NAME_LEN} characters "
+                                   f"({name[:12]!r}... has {len(name)}); shorten it")
+        if not name.isprintable():
+            raise SheetOptionError("--names: a name holds a control character; drop it")
     if players is not None and listed and players != len(listed):
         raise SheetOptionError(
             f"--players {players} but --names lists {len(listed)}; give one of the two"

@@ -54,6 +54,8 @@ def test_generala_sheet(tmp_path):
     (["--players", "3", "--pairs"], 2, "at least 4"),
     (["--players", "3", "--names", "A,B"], 2, "--names lists 2"),
     (["--names", "A,,B"], 2, "empty name"),
+    (["--names", "Anna," + "B" * 61], 2, "at most 40 characters"),  # settles and saves too
+    (["--names", "Anna,B\x07b"], 2, "control character"),
     (["--variant", "triple"], 3, "unknown variant"),
     (["--game", "generala", "--variant", "strasse-25"], 3, "Escalero only"),
     (["--pages", "0"], 2, "--pages"),
