@@ -31,17 +31,12 @@ from escalero.scan.recognize import (
 )
 from escalero.scan.rectify import PX_PER_MM, Rectified, page_px
 from escalero.scoring.model import TOTAL_ROW, CellValue, cell_points
+from escalero.scoring.written_total import WRITTEN_TOTAL
 
 CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
 # How far a mis-added total may pass the most its column can add up to; a number beyond
 # only draws mass, as a row's disallowed values do (907 under rows that add up to 290).
 MIS_ADD_SLACK = 20
-# How often a written total is the true sum when it is read right (players add up
-# well, but not always); the rest of its mass spreads over many wrong numbers.
-TOTAL_RIGHT = 0.9
-# Likelihood of one *specific* written number when it is not the true sum: mis-added
-# totals are rare and spread over many numbers, so this is small (and kept conservative).
-WRONG_TOTAL_SHARE = 0.01
 # Posterior a reading needs, with an agreeing total, to count as confirmed, and what the
 # recognizer must have given it on its own (benchmarks.totals measures the rule: from 0.5
 # instead of 0.8, 318 more readings on 1,999 bench sheets, none wrong; a posterior of 0.99
@@ -360,7 +355,7 @@ def _doubted_by_total(out: list[CellResult], cells: list[int], unsure: list[int]
     for i in cells:
         c = out[i]
         if not c.certain or c.confidence >= DOUBT or _misread_given_total(
-                out, i, unsure, known, ti, WRONG_TOTAL_SHARE) <= MISREAD_GIVEN_TOTAL:
+                out, i, unsure, known, ti, WRITTEN_TOTAL.wrong_share) <= MISREAD_GIVEN_TOTAL:
             continue
         fits = [v for v, _ in c.alternatives if known - c.points + cell_points(v) == written]
         why[i] = (note("total_fits", written=written, value=_fmt(fits[0])) if fits
@@ -410,7 +405,7 @@ def _suspects(out: list[CellResult], cells: list[int], unsure: list[int], ti: in
 
 
 def _misread_given_total(out: list[CellResult], i: int, unsure: list[int], known: int,
-                         ti: int, unlisted_fits: float = TOTAL_RIGHT) -> float:
+                         ti: int, unlisted_fits: float = WRITTEN_TOTAL.right) -> float:
     """Posterior that certain cell i is misread, given its column's written total: the
     other certain cells as read, the unsure ones weighed by their readings, the total by
     its own (as _rerank_joint). Mass cell i's readings do not list counts as a misreading
@@ -426,12 +421,12 @@ def _misread_given_total(out: list[CellResult], i: int, unsure: list[int], known
     size = max([top, *(v for v, _ in t_opts)]) + 1
     fit = np.asarray(_agreement(_total_spread(t_opts, size)))
     sums = _convolve_all([_spread(o, size) for o in others], size)
-    other_else = (1.0 - float(sums.sum())) * WRONG_TOTAL_SHARE  # an unsure cell unlisted
+    other_else = (1.0 - float(sums.sum())) * WRITTEN_TOTAL.wrong_share  # an unsure cell unlisted
 
     def likelihood(v: CellValue) -> float:
         base = rest + cell_points(v)
         if base >= size:  # a sum beyond every reading of the total
-            return float(sums.sum()) * WRONG_TOTAL_SHARE + other_else
+            return float(sums.sum()) * WRITTEN_TOTAL.wrong_share + other_else
         return float(sums[:size - base] @ fit[base:]) + other_else
 
     right = sum(p for v, p in opts if v == cell.value) * likelihood(cell.value)
@@ -446,8 +441,8 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     """Bayes over a column's unsure cells and its written total together.
 
     Each unsure cell is one of its candidates or "something else"; the total is one of
-    its candidates or something else. The written total is the true sum w.p. TOTAL_RIGHT,
-    else any number (likelihood WRONG_TOTAL_SHARE); "something else" never confirms.
+    its candidates or something else. The written total is the true sum w.p. WRITTEN_TOTAL.right,
+    else any number (likelihood WRITTEN_TOTAL.wrong_share); "something else" never confirms.
     The sums of the unsure cells are added up by convolution, so a column with many unsure
     cells costs no more than a few array operations.
     The unsure cells, and the total unless it is certain, get their marginal posteriors.
@@ -460,17 +455,17 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     size = max([top, *(v for v, _ in t_opts)]) + 1
     p_total = _total_spread(t_opts, size)
     # Likelihood of the written total given the column's true sum s (a sum nobody's total
-    # reading lists still fits "a wrong total" at WRONG_TOTAL_SHARE).
+    # reading lists still fits "a wrong total" at WRITTEN_TOTAL.wrong_share).
     fit = _agreement(p_total)
     spread = [_spread(o, size) for o in options]  # points distribution of each unsure cell
     sums = _convolve_all(spread, size)
     shifted = np.zeros(size)  # sum over the whole column, known cells included
     shifted[known:] = sums[:size - known]
     p_clean = float(sums.sum())  # no unsure cell is "something else"
-    norm = float(shifted @ fit) + (1.0 - p_clean) * WRONG_TOTAL_SHARE
+    norm = float(shifted @ fit) + (1.0 - p_clean) * WRITTEN_TOTAL.wrong_share
     if norm <= 0.0:
         return list(out), 0.0
-    agreeing = float(shifted @ (TOTAL_RIGHT * p_total)) / norm
+    agreeing = float(shifted @ (WRITTEN_TOTAL.right * p_total)) / norm
     out = list(out)
     for k, i in enumerate(unsure):
         others = _convolve_all(spread[:k] + spread[k + 1:], size)
@@ -482,7 +477,7 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
                 continue
             part = np.zeros(size)
             part[base:] = others[:size - base]
-            marg[v] = marg.get(v, 0.0) + p * (float(part @ fit) + rest * WRONG_TOTAL_SHARE)
+            marg[v] = marg.get(v, 0.0) + p * (float(part @ fit) + rest * WRITTEN_TOTAL.wrong_share)
         out[i] = _posterior(out[i], marg, norm)
     if not total.certain:
         t_marg = {v: p * float(_agreement(shifted[v])) for v, p in t_opts}
@@ -505,8 +500,8 @@ def _total_spread(t_opts: list[tuple[int, float]], size: int) -> np.ndarray:
 
 def _agreement(p_match: np.ndarray | float) -> np.ndarray | float:
     """Likelihood weight when the total and the column's sum agree with probability
-    p_match: TOTAL_RIGHT where they do, WRONG_TOTAL_SHARE where they do not."""
-    return WRONG_TOTAL_SHARE + (TOTAL_RIGHT - WRONG_TOTAL_SHARE) * p_match
+    p_match: WRITTEN_TOTAL.right where they do, WRITTEN_TOTAL.wrong_share where they do not."""
+    return WRITTEN_TOTAL.agreement(p_match)
 
 
 def _spread(options: list[tuple[CellValue, float]], size: int) -> np.ndarray:

@@ -11,7 +11,8 @@ Model (docs/sheet-json.md, "Payout certainty"):
   it lists every one: ink that fits none of the row's readings says little about which).
 - A side's column sum is the convolution of its cells' point distributions.
 - A written total weighs in by its whole reading distribution: it is the true sum with
-  probability TOTAL_RIGHT when read right, else any number (WRONG_TOTAL_SHARE each). A
+  probability `right` when read right, else any number (`wrong_share` each;
+  scoring.written_total, the one model the scanner's totals check uses too). A
   mis-added total that matches no plausible sum of its column is flat and so has no say
   (the entries count); one that matches another plausible reading of a cell speaks for
   that reading, since a misread cell explains the disagreement as well as a mis-addition.
@@ -41,6 +42,7 @@ from escalero.scoring.model import (
 )
 from escalero.scoring.rulesets import Ruleset
 from escalero.scoring.settle import settle, settle_totals
+from escalero.scoring.written_total import WRITTEN_TOTAL
 
 # A payout is "certain" at or above this probability of being exactly the one shown.
 # Chosen on the tuning benchmark sets (456 read sheets, 2/3/6 sides, mild and harsh): no
@@ -58,11 +60,6 @@ MAX_DOUBT_CELLS: Final = 4
 # An unfinished sheet with at most this many empty entries is taken for a finished game
 # with misread cells, and those cells are asked about first.
 MAX_EMPTY_ASKED: Final = 4
-# How often a written total is the true sum when it is read right (players add up well,
-# but not always); the rest of its mass spreads over many wrong numbers.
-TOTAL_RIGHT: Final = 0.9
-# Likelihood of one *specific* written number when it is not the true sum.
-WRONG_TOTAL_SHARE: Final = 0.01
 # Outcomes below this mass are not enumerated (their mass counts as "not as shown", which
 # can only lower the confidence; at most a few 1e-6 on a sheet).
 _NEGLIGIBLE = 1e-9
@@ -281,7 +278,7 @@ class _Model:
 
     def total_fit(self, s: int, c: int) -> np.ndarray | None:
         """Likelihood of the written total given each true sum of the column: the total
-        is the sum with probability TOTAL_RIGHT if read right, else any number. A total
+        is the sum as scoring.written_total models it, if read right, else any number. A total
         that disagrees with the column as shown still counts: where it matches another
         plausible reading it pulls towards it (a cell misread as 80 against a total that
         adds up with the strike), where it matches nothing it is flat."""
@@ -293,11 +290,7 @@ class _Model:
             read = {written: 1.0} if written is not None else {}
         if not read:
             return None
-        fit = np.full(self.size, WRONG_TOTAL_SHARE)
-        for v, p in read.items():
-            if 0 <= v < self.size:
-                fit[v] += (TOTAL_RIGHT - WRONG_TOTAL_SHARE) * p
-        return fit
+        return WRITTEN_TOTAL.fit(read, self.size)
 
     def side_sum(self, s: int, c: int, fixed: Mapping[str, CellValue] | None = None
                  ) -> np.ndarray:

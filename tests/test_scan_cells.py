@@ -231,7 +231,9 @@ def test_a_total_the_entries_back_up_beyond_doubt_is_certain() -> None:
 
 def _brute_force(cells: list[CellResult], total: CellResult) -> dict[tuple, float]:
     """The joint posterior by enumerating every combination (the definition)."""
-    from escalero.scan.cells import TOTAL_RIGHT, WRONG_TOTAL_SHARE
+    from escalero.scoring.written_total import WRITTEN_TOTAL
+
+    TOTAL_RIGHT, WRONG_TOTAL_SHARE = WRITTEN_TOTAL.right, WRITTEN_TOTAL.wrong_share
 
     other = object()
     opts = [[(c.value, c.confidence), *c.alternatives] for c in cells]

@@ -10,8 +10,6 @@ import numpy as np
 import pytest
 from escalero.scoring.certainty import (
     PAYOUT_ACCEPT,
-    TOTAL_RIGHT,
-    WRONG_TOTAL_SHARE,
     CellBelief,
     payout_certainty,
     top_sets,
@@ -20,6 +18,7 @@ from escalero.scoring.house import PRESETS
 from escalero.scoring.model import Sheet, cell_points, with_cell
 from escalero.scoring.rulesets import get_ruleset
 from escalero.scoring.settle import settle
+from escalero.scoring.written_total import WRITTEN_TOTAL, WrittenTotalModel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,7 +65,7 @@ def _brute(sheet: Sheet, beliefs: list[CellBelief]) -> float:
             variant = with_cell(variant, b.key, v)
         for (s, c), t in written.items():
             right = variant.sides[s].column_total(c) == t
-            weight *= TOTAL_RIGHT if right else WRONG_TOTAL_SHARE
+            weight *= WRITTEN_TOTAL.right if right else WRITTEN_TOTAL.wrong_share
         total += weight
         if settle(variant).points == shown:
             good += weight
@@ -318,3 +317,15 @@ def test_a_cell_that_fits_none_of_its_readings_keeps_the_payout_open() -> None:
     result = payout_certainty(sheet, [grande], [grande.key])
     assert not result.certain
     assert result.confidence == pytest.approx(0.018 + 0.98 / 2)  # 50 or 80: A takes I
+
+
+def test_one_model_of_a_written_total() -> None:
+    """The scanner's totals check and the payout weigh a total by the same model, and the
+    model refuses numbers that would make a wrong total as likely as a right one."""
+    from escalero.scan import cells
+
+    assert cells.WRITTEN_TOTAL is WRITTEN_TOTAL
+    fit = WRITTEN_TOTAL.fit({12: 0.5, 13: 0.5}, 20)
+    assert fit[12] == pytest.approx(WRITTEN_TOTAL.agreement(0.5)) and fit[0] == 0.01
+    with pytest.raises(ValueError):
+        WrittenTotalModel(right=0.01, wrong_share=0.01)
