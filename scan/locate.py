@@ -137,10 +137,12 @@ def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
 
 Fits = list[tuple[float, np.ndarray, PageFrame]]  # frame_fits: (rms px, mm->px, frame)
 
-# A second look for the marks the first passes missed, where two or three found ones put
-# them: a window around each, enlarged, read with the small-marker detector. On 200 pub
-# photos (seed 7500000: 1600-1920 px, 2 px blur) 11 showed only the two near marks; the far
-# ones, smaller under the tilt, were found this way in 4 of them by enlarging 2-3 times.
+# A second look for the marks the first passes missed, where two found ones put them: a
+# window around each, enlarged, read with the small-marker detector. On 200 pub photos
+# (seed 7500000: 1600-1920 px, 2 px blur) 11 showed only the two near marks; the far ones,
+# smaller under the tilt, were found this way in 4 of them by enlarging 2-3 times. Three
+# marks already name the layout and place the sheet: a fourth is not worth the 0.14 s
+# the look costs (a finger on a mark, sample 11).
 LOOK_AGAIN_ZOOM = (2.0, 3.0)
 LOOK_AGAIN_REACH = 0.2  # the window's half side, as a share of the page's diagonal in px
 
@@ -148,8 +150,9 @@ LOOK_AGAIN_REACH = 0.2  # the window's half side, as a share of the page's diago
 def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
                ) -> tuple[MarkerHit, ...]:
     """`markers` and those found where the best-fitting page frames put the missing ones
-    (see LOOK_AGAIN_ZOOM); a find that would not fit the frame with the others is no mark."""
-    if not 2 <= len(markers) < 4 or not fits:
+    (see LOOK_AGAIN_ZOOM), when only two were found; a find that would not fit the frame
+    with the others is no mark."""
+    if len(markers) != 2 or not fits:
         return markers
     gray = gray_of(image)
     found = {m.corner: m for m in markers}

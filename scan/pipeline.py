@@ -358,7 +358,7 @@ def _locate(image: np.ndarray, timer: _Timer) -> Located:
         markers = found["markers"] = locate.find_markers(gray)
     with timer.stage("layout"):
         fits = locate.frame_fits(markers, page_frames())
-    if 2 <= len(markers) < 4:  # a second look where the marks found put the others
+    if len(markers) == 2:  # a second look where the marks found put the others
         with timer.stage("markers"):
             markers = found["markers"] = locate.look_again(gray, markers, fits)
         with timer.stage("layout"):
