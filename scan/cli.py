@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from escalero.scan.refusals import in_language
 from escalero.scoring.cli import add_house_options, house_override
 from escalero.scoring.errors import EscaleroError, ExitCode, PhotoError, UsageError, internal_error
 from escalero.scoring.model import MAX_NAME_LEN, TOTAL_ROW, column_name
@@ -257,13 +258,17 @@ def photo_source(photo: str) -> str | bytes:
     return data
 
 
-def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
+# One photo of a batch: (photo, options, debug folder, --json, --lang as given).
+ScanJob = tuple[str, Any, str | None, bool, str | None]
+
+
+def _scan_one(job: ScanJob) -> tuple[str, int, str]:
     """Worker: (photo, options, debug dir, json?) -> (photo, exit code, output or error)."""
     from dataclasses import replace
 
     from escalero.scan.pipeline import scan_photo
 
-    photo, options, debug, as_json = job
+    photo, options, debug, as_json, lang = job
     if debug is not None:
         options = replace(options, debug_dir=str(Path(debug) / Path(photo).stem))
     try:
@@ -272,7 +277,7 @@ def _scan_one(job: tuple[str, Any, str | None, bool]) -> tuple[str, int, str]:
             return photo, ExitCode.OK, json.dumps(result.to_json(), ensure_ascii=False)
         return photo, ExitCode.OK, format_scan(result, options.lang)
     except EscaleroError as err:
-        return photo, err.exit_code, str(err)
+        return photo, err.exit_code, str(in_language(err, lang))
     except Exception as err:  # noqa: BLE001 - a bug in one photo must not end the batch
         return photo, ExitCode.INTERNAL, internal_error(err)
 
@@ -288,15 +293,18 @@ def cmd_scan(args: argparse.Namespace) -> int:
             from dataclasses import replace
 
             options = replace(options, debug_dir=debug)
-        # Errors: one line via escalero.cli.
-        result = scan_photo(photo_source(photos[0]), options)
+        # Errors: one line via escalero.cli, in --lang where it was given.
+        try:
+            result = scan_photo(photo_source(photos[0]), options)
+        except EscaleroError as err:
+            raise in_language(err, args.lang) from None
         if args.json:
             json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
             sys.stdout.write("\n")
         else:
             sys.stdout.write(format_scan(result, options.lang))
         return ExitCode.OK
-    jobs = [(p, options, debug, args.json) for p in photos]
+    jobs = [(p, options, debug, args.json, args.lang) for p in photos]
     n = len(jobs)
     if args.jobs > 1:
         # Each worker reads its sheets with one thread: the workers share the cores.
@@ -313,7 +321,7 @@ LOST = ("the process reading it ended without an answer (killed, perhaps for lac
         "memory); scan it alone, or with fewer --jobs")
 
 
-def _in_parallel(jobs: Sequence[tuple[str, Any, str | None, bool]], workers: int
+def _in_parallel(jobs: Sequence[ScanJob], workers: int
                  ) -> Iterator[tuple[str, int, str]]:
     """_scan_one over `jobs` in `workers` processes, results in order. A worker that dies
     (the OOM killer) breaks the pool: the first photo without an answer is then read once

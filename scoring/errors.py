@@ -37,7 +37,6 @@ class Reason(StrEnum):
     TOO_BLURRED = "too_blurred"
     OUT_OF_VIEW = "out_of_view"  # part of the grid outside the picture
     GRID_MISSING = "grid_missing"  # the printed grid is not where the layout puts it
-    GRID_UNPLACEABLE = "grid_unplaceable"  # too few cells placed on the printed grid
     # The QR code names another sheet than the corner marks do (pasted over, or another
     # sheet's): the layout, and so the payout, is not known.
     LAYOUT_CONFLICT = "layout_conflict"

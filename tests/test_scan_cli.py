@@ -68,6 +68,30 @@ def test_exit_codes(photos, capsys, name, code) -> None:
     assert err.count("\n") == 1 and "error" in err
 
 
+@pytest.mark.parametrize("lang, words", [
+    ("de", "kein Spielblatt gefunden"), ("es", "no se encontró ninguna hoja"),
+    ("en", "no score sheet found")])
+def test_a_refusal_speaks_the_chosen_language(photos, capsys, lang, words) -> None:
+    """`--lang` words the refusal too, for one photo and in a batch; the exit code stays."""
+    assert escalero_main(["scan", photos["table"], "--lang", lang]) == 5
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+    assert escalero_main(["scan", photos["table"], photos["blurred"], "--lang", lang]) == 6
+    err = capsys.readouterr().err
+    assert words in err
+    if lang != "en":
+        assert "no score sheet" not in err and "too blurred" not in err
+
+
+def test_every_refusal_without_parameters_has_its_german_and_spanish_words() -> None:
+    from escalero.scan.refusals import REFUSALS
+    from escalero.scoring.errors import Reason
+
+    worded = {Reason.LAYOUT_CONFLICT, Reason.LAYOUT_NOT_AS_NAMED}  # they name what was found
+    assert set(REFUSALS) == set(Reason) - worded
+    assert all(set(t) == {"de", "es"} and all(t.values()) for t in REFUSALS.values())
+
+
 def test_batch_continues_and_returns_the_worst(photos, capsys) -> None:
     argv = ["scan", photos["good"], photos["text"], photos["blurred"], "--json"]
     assert escalero_main(argv) == 6
