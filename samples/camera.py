@@ -268,9 +268,7 @@ def _pub_extras(rng: np.random.Generator, lv: Level, plan: ShotPlan) -> ShotPlan
                 and (moved[:, 1].max() <= size[1] - 2):
             break
         moved = centre + (moved - centre) * 0.95
-    edges = np.linalg.norm(np.roll(moved, -1, axis=0) - moved, axis=1)
-    px_per_mm = float((edges[0] + edges[2]) / (4 * page_mm[0])
-                      + (edges[1] + edges[3]) / (4 * page_mm[1]))
+    px_per_mm = _mean_px_per_mm(moved, page_mm)
     scale = max(size) / 1700.0
     focus_px = _u(rng, lv.focus_px or (0.0, 0.0)) * scale
     warp = (float(rng.uniform(0.3, 1.0) * lv.warp_px * scale / px_per_mm),
@@ -311,10 +309,14 @@ def _plan_frame(rng: np.random.Generator, lv: Level, options: Options,
     slack = np.array(size) - span * scale
     offset = slack * rng.uniform(0.15, 0.85, 2) - proj.min(axis=0) * scale
     corners = proj * scale + offset
+    return size, corners, distance, _mean_px_per_mm(corners, page_mm)
+
+
+def _mean_px_per_mm(corners: np.ndarray, page_mm: tuple[float, float]) -> float:
+    """Photo px per paper mm, the mean of the page's widths and heights (TL, TR, BR, BL)."""
     edges = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
-    px_per_mm = float((edges[0] + edges[2]) / (2 * page_mm[0]) / 2
-                      + (edges[1] + edges[3]) / (2 * page_mm[1]) / 2)
-    return size, corners, distance, px_per_mm
+    return float((edges[0] + edges[2]) / (2 * page_mm[0]) / 2
+                 + (edges[1] + edges[3]) / (2 * page_mm[1]) / 2)
 
 
 def _plan_cover(options: Options, page_mm: tuple[float, float], corners: np.ndarray,

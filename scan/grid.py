@@ -54,7 +54,7 @@ class PlacementSettings:
     found_mm: float = 0.2
     one_line_mm: float = 0.4
     # A cell placed from its neighbours is as unsure as the sheet's own placed cells
-    # move apart (mm per mm, their BEND_QUANTILE), within these. Fitted on the placement
+    # move apart (mm per mm, their bend_quantile), within these. Fitted on the placement
     # table: a fixed 0.02 left cells 0.6-1 mm unsure 1.8 mm off (median) on pub 7100000 (its
     # in-plane sine); a fixed 0.05 cost a 2-side harsh sheet 1.3 flags (7400000), where such
     # cells were 0.3 mm off. 0.1: the pub level's sine at its steepest.
@@ -458,7 +458,8 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
     if strict and share < MIN_LINES_FOUND:
         raise UnreadableSheetError(GRID_MISSING, reason=Reason.GRID_MISSING)
-    return _place(slots, raw, _drop_inconsistent(shift, _neighbours(slots), settings),
+    neighbours = _neighbours(slots)
+    return _place(slots, raw, _drop_inconsistent(shift, neighbours, settings), neighbours,
                   settings)
 
 
@@ -533,13 +534,13 @@ def _bend_slope(centres: np.ndarray, shift: Lines, neighbours: np.ndarray,
                          settings.max_bend_per_mm))
 
 
-def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines, settings: PlacementSettings
-           ) -> tuple[SnappedSlot, ...]:
+def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines, neighbours: np.ndarray,
+           settings: PlacementSettings) -> tuple[SnappedSlot, ...]:
     """Each slot's box and uncertainty from its own lines, else from the nearest placed."""
     centres = np.array([(s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2) for s in slots])
     placed_by_axis = [[j for j in range(len(slots)) if shift[j][axis] is not None]
                       for axis in (0, 1)]
-    slope = _bend_slope(centres, shift, _neighbours(slots), settings)
+    slope = _bend_slope(centres, shift, neighbours, settings)
     out = []
     moves_all: list[list[float]] = []
     uncertain: list[float] = []

@@ -72,10 +72,6 @@ class Inferred:
     runner_up: float
     candidate: Candidate
 
-    @property
-    def warning(self) -> str:
-        return warning_for(self.candidate)
-
     def warning_in(self, lang: str) -> str:
         return warning_for(self.candidate, lang)
 

@@ -157,9 +157,14 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
     gray = gray_of(image)
     found = {m.corner: m for m in markers}
     for _err, hom, frame in fits[:2]:
+        pw, ph = frame.page_mm
+        page = cv2.perspectiveTransform(np.array([[[0, 0]], [[pw, ph]], [[pw, 0]], [[0, ph]]],
+                                                 np.float64), hom).reshape(4, 2)
+        reach = int(LOOK_AGAIN_REACH * max(np.linalg.norm(page[0] - page[1]),
+                                           np.linalg.norm(page[2] - page[3])))
         for mark in frame.markers:
             if mark.id not in found:  # a frame's marker ids are their corners
-                hit = _look_for(gray, hom, frame, mark.centre, mark.id)
+                hit = _look_for(gray, hom, reach, mark.centre, mark.id)
                 if hit is not None and frame_fits((*found.values(), hit), [frame]):
                     found[mark.id] = hit
         if len(found) == 4:
@@ -167,14 +172,10 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
     return tuple(found[c] for c in sorted(c for c in found if c is not None))
 
 
-def _look_for(gray: np.ndarray, hom: np.ndarray, frame: PageFrame,
+def _look_for(gray: np.ndarray, hom: np.ndarray, reach: int,
               centre_mm: tuple[float, float], corner: int) -> MarkerHit | None:
-    """The mark of `corner` in an enlarged window around where `hom` puts its centre."""
-    pw, ph = frame.page_mm
-    page = cv2.perspectiveTransform(np.array([[[0, 0]], [[pw, ph]], [[pw, 0]], [[0, ph]]],
-                                             np.float64), hom).reshape(4, 2)
-    reach = int(LOOK_AGAIN_REACH * max(np.linalg.norm(page[0] - page[1]),
-                                       np.linalg.norm(page[2] - page[3])))
+    """The mark of `corner` in an enlarged window, `reach` px each way, around where `hom`
+    puts its centre."""
     cx, cy = cv2.perspectiveTransform(np.array([[centre_mm]], np.float64), hom)[0, 0]
     h, w = gray.shape[:2]
     x0, y0 = int(np.clip(cx - reach, 0, w)), int(np.clip(cy - reach, 0, h))

@@ -283,24 +283,7 @@ class Ledger:
 
     def delete(self, game_id: int) -> bool:
         """Remove one game and its results (one transaction); False if there was none."""
-        if not 0 < game_id <= SQLITE_MAX_INT:
-            return False
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute("DELETE FROM results WHERE game_id = ?", (game_id,))
-                gone = conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as err:
-            raise LedgerError(f"could not delete game {game_id} ({err}); nothing changed") \
-                from None
-        finally:
-            conn.close()
-        return gone == 1
+        return self.take_out(game_id) is not None
 
     def take_out(self, game_id: int) -> dict[str, Any] | None:
         """Remove one game like `delete`, and hand back its rows exactly as stored, so
