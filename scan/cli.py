@@ -17,6 +17,8 @@ from escalero.scoring.model import MAX_NAME_LEN, TOTAL_ROW, column_name
 from escalero.scoring.money import check_currency, parse_stake
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
+from escalero.i18n import pick_language, translator
+
 if TYPE_CHECKING:
     from escalero.scan.pipeline import ScanOptions
     from escalero.sheets.layout import LayoutSpec
@@ -113,32 +115,13 @@ def _check_debug_dir(directory: Path) -> None:
 
 
 # The scan table's own words (the payout's words come from scoring.text).
-SCAN_WORDS: dict[str, dict[str, str]] = {
-    "de": {"sure": "Auszahlung sicher ({p})",
-           "hangs": "Auszahlung hängt an {n} Feld{pl} (sicher zu {p}):",
-           "plural": "ern", "unsure": "Auszahlung unsicher (sicher zu {p})",
-           "unfinished": "Auszahlung vorläufig: das Blatt ist nicht fertig ({n} leer)",
-           "others": "Weitere unsichere Felder ({n}); die Auszahlung hängt nicht an ihnen:",
-           "optional": "Unsichere Felder ({n}); die Auszahlung ist auch ohne sie sicher:",
-           "read": "gelesen", "or": "oder", "total": "Summe",
-           "written": "Summe (geschrieben)", "note": "Achtung"},
-    "en": {"sure": "Payout certain ({p})",
-           "hangs": "Payout depends on {n} cell{pl} (certain to {p}):",
-           "plural": "s", "unsure": "Payout not certain (certain to {p})",
-           "unfinished": "Payout provisional: the sheet is not finished ({n} empty)",
-           "others": "Other unsure cells ({n}); the payout does not hang on them:",
-           "optional": "Unsure cells ({n}); the payout is certain without them:",
-           "read": "read", "or": "or", "total": "Total",
-           "written": "Total (written)", "note": "Note"},
-    "es": {"sure": "Pago seguro ({p})",
-           "hangs": "El pago depende de {n} casilla{pl} (seguro al {p}):",
-           "plural": "s", "unsure": "Pago no seguro (seguro al {p})",
-           "unfinished": "Pago provisional: la hoja no está terminada ({n} vacías)",
-           "others": "Otras casillas dudosas ({n}); el pago no depende de ellas:",
-           "optional": "Casillas dudosas ({n}); el pago es seguro sin ellas:",
-           "read": "leído", "or": "o", "total": "Total",
-           "written": "Total (escrito)", "note": "Atención"},
-}
+def _words(lang: str) -> dict[str, str]:
+    _ = translator(lang).gettext
+    return {"sure": _("Payout certain ({p})"), "unsure": _("Payout not certain (certain to {p})"),
+            "others": _("Other unsure cells ({n}); the payout does not hang on them:"),
+            "optional": _("Unsure cells ({n}); the payout is certain without them:"),
+            "read": _("read"), "or": _("or"), "total": _("Total"),
+            "written": _("Total (written)"), "note": _("Note")}
 
 
 def format_scan(result: Any, lang: str = "de") -> str:
@@ -146,7 +129,8 @@ def format_scan(result: Any, lang: str = "de") -> str:
     details, the sheet as read ('?' marks unsure cells) and the other unsure cells."""
     from escalero.scoring import text
 
-    w = SCAN_WORDS[lang if lang in SCAN_WORDS else "de"]
+    lang = pick_language(lang)
+    w = _words(lang)
     sheet = result.sheet
     review = list(result.review)
     certain = bool(result.report["settlement"].get("certain"))
@@ -154,7 +138,7 @@ def format_scan(result: Any, lang: str = "de") -> str:
     deciding = [] if certain else [r for r in review if r.get("affects_payout")]
     others = [r for r in review if r not in deciding]
     lines = [f"{w['note'].upper()}: {msg}" for msg in getattr(result, "warnings", ())]
-    lines.append(_status_line(result, deciding, w))
+    lines.append(_status_line(result, deciding, lang))
     lines += [_review_line(sheet, r, lang, w) for r in deciding]
     payout = text.format_report(sheet, result.report, lang)
     # format_report starts with its own grid (without '?' marks): keep what follows it.
@@ -166,19 +150,23 @@ def format_scan(result: Any, lang: str = "de") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _status_line(result: Any, deciding: list[dict[str, Any]], w: dict[str, str]) -> str:
+def _status_line(result: Any, deciding: list[dict[str, Any]], lang: str) -> str:
+    t, w = translator(lang), _words(lang)
     settlement = result.report["settlement"]
     p = _percent(float(settlement.get("confidence", 0.0)), sure=bool(settlement.get("certain")))
     certainty = getattr(result, "certainty", None)
     if certainty is not None and not certainty.finished:
         empty = sum(1 for side in result.sheet.sides for col in side.columns
                     for r in result.sheet.ruleset.row_ids if col.get(r) is None)
-        return w["unfinished"].format(n=empty)
+        return t.ngettext("Payout provisional: the sheet is not finished ({n} empty)",
+                          "Payout provisional: the sheet is not finished ({n} empty)",
+                          empty).format(n=empty)
     if settlement.get("certain"):
         return w["sure"].format(p=p)
     if deciding:
-        return w["hangs"].format(n=len(deciding), pl="" if len(deciding) == 1 else w["plural"],
-                                 p=p)
+        return t.ngettext("Payout depends on {n} cell (certain to {p}):",
+                          "Payout depends on {n} cells (certain to {p}):",
+                          len(deciding)).format(n=len(deciding), p=p)
     return w["unsure"].format(p=p)
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import Ruleset, get_ruleset
 
+from escalero.i18n import pick_language, translator
+
 if TYPE_CHECKING:  # sheets.layout loads when a geometry is first built
     from escalero.sheets.layout import Layout, LayoutSpec, Marker
 
@@ -74,13 +76,10 @@ class SheetGeometry:
         return (x0, y0, x1 - x0, y1 - y0)
 
 
-PLAYER_WORD = {"de": "Spieler", "en": "Player", "es": "Jugador"}
-
-
 def default_side_names(n_sides: int, pairs: bool, lang: str = "de"
                        ) -> tuple[tuple[str, ...], ...]:
     """Names used when the user gives none (names are written by hand, not read)."""
-    word = PLAYER_WORD.get(lang, PLAYER_WORD["de"])
+    word = translator(pick_language(lang)).gettext("Player")
     if pairs:
         return tuple((f"{word} {2 * i + 1}", f"{word} {2 * i + 2}") for i in range(n_sides))
     return tuple((f"{word} {i + 1}",) for i in range(n_sides))

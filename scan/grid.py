@@ -23,6 +23,8 @@ from escalero.scan.notes import note
 from escalero.scan.rectify import PX_PER_MM, PageView, Rectified, page_px
 from escalero.scoring.errors import Reason, UnreadableSheetError
 
+from escalero.i18n import N_
+
 # 0.2 mm a pixel: the 0.14 mm grid lines still stand out along a cell's edge, and the
 # search costs a quarter of what it does at the crops' 10 px/mm.
 GRID_PX_PER_MM = 5.0
@@ -90,8 +92,8 @@ class PlacementSettings:
 
 PLACEMENT = PlacementSettings()
 
-GRID_MISSING = ("the printed grid is not where the layout puts it: photograph the whole sheet "
-                "flat, or check --game/--players/--variant")
+GRID_MISSING = N_("the printed grid is not where the layout puts it: photograph the whole "
+                  "sheet flat, or check --game/--players/--variant")
 
 
 @dataclass(frozen=True)

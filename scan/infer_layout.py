@@ -17,6 +17,10 @@ import numpy as np
 from escalero.scan.geometry import PageFrame, page_frames
 from escalero.scan.grid import MIN_LINE_STRENGTH, line_strength
 from escalero.scan.rectify import PX_PER_MM, warp_page
+from escalero.scoring.validate import game_name
+from escalero.sheets.texts import variant_name
+
+from escalero.i18n import pick_language, translator
 
 if TYPE_CHECKING:
     from escalero.scan.locate import MarkerHit
@@ -29,26 +33,6 @@ MIN_SCORE = 0.5  # F1 of expected vs found lines, both directions multiplied
 MIN_MARGIN = 0.05  # the best must beat the runner-up by this much, and by more the lower it is
 MAX_FRAMES = 2  # page frames tried (A4 and Letter portrait fit four markers almost alike)
 PROFILE_PX_PER_MM = PX_PER_MM / 2  # line profiles on a half-size copy: 4x cheaper, as sharp
-
-# The warning's words, in the page's language (ScanOptions.lang).
-_GAME = {"de": {"escalero": "Eskalero"}, "en": {"escalero": "Escalero"},
-         "es": {"escalero": "Escalero"}}
-_VARIANT = {"de": {"doppel-grande": "Doppel-Grande", "one-column": "eine Kolonne"},
-            "en": {"doppel-grande": "double Grande", "one-column": "one column"},
-            "es": {"doppel-grande": "Grande doble", "one-column": "una columna"}}
-_SIDES = {"de": ("Spieler", "Paare"), "en": ("players", "pairs"), "es": ("jugadores", "parejas")}
-_WARNING = {
-    "de": ("QR-Code unlesbar: Layout aus dem Raster erkannt ({layout})",
-           "; Hausregeln (strasse-25, weights-123) bitte mit --variant angeben",
-           "; falls {layout}: mit --game, --players und --variant angeben"),
-    "en": ("QR code unreadable: layout recognised from the grid ({layout})",
-           "; give house rules (strasse-25, weights-123) with --variant",
-           "; if it is {layout}: give --game, --players and --variant"),
-    "es": ("código QR ilegible: diseño reconocido por la cuadrícula ({layout})",
-           "; indique las reglas de la casa (strasse-25, weights-123) con --variant",
-           "; si es {layout}: indique --game, --players y --variant"),
-}
-
 
 @dataclass(frozen=True)
 class Candidate:
@@ -230,23 +214,25 @@ def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> Inferred 
 
 
 def _describe(spec: LayoutSpec, lang: str = "de") -> str:
-    single, pairs = _SIDES.get(lang, _SIDES["de"])
-    who = f"{spec.sides} {pairs if spec.pairs else single}"
-    variants = _VARIANT.get(lang, _VARIANT["de"])
-    extra = [variants.get(v, v) for v in spec.variants]
-    game = _GAME.get(lang, _GAME["de"]).get(spec.game, spec.game.capitalize())
-    return ", ".join([game, who, *extra, spec.paper.upper()])
+    t = translator(lang)
+    who = t.ngettext("{n} pair", "{n} pairs", spec.sides) if spec.pairs else \
+        t.ngettext("{n} player", "{n} players", spec.sides)
+    extra = [variant_name(v, lang) for v in spec.variants]
+    return ", ".join([game_name(spec.game, lang), who.format(n=spec.sides), *extra,
+                      spec.paper.upper()])
 
 
 def warning_for(cand: Candidate, lang: str = "de") -> str:
     """What the player must know, in `lang`: the layout was guessed; what the grid cannot
     show."""
-    spec = cand.spec
-    head, house, other_game = _WARNING.get(lang, _WARNING["de"])
-    text = head.format(layout=_describe(spec, lang))
+    spec, lang = cand.spec, pick_language(lang)
+    t = translator(lang)
+    text = t.gettext("QR code unreadable: layout recognised from the grid ({layout})").format(
+        layout=_describe(spec, lang))
     others = [s for s in cand.same_geometry if s != spec]
     if spec.game == "escalero":  # house rules never change the grid
-        text += house
+        text += t.gettext("; give house rules (strasse-25, weights-123) with --variant")
     for other in (s for s in others if s.game != spec.game):
-        text += other_game.format(layout=_describe(other, lang))
+        text += t.gettext("; if it is {layout}: give --game, --players and --variant").format(
+            layout=_describe(other, lang))
     return text

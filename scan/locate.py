@@ -20,14 +20,17 @@ from escalero.scan.imaging import shrink
 from escalero.scoring.errors import Reason, SheetNotFoundError
 from escalero.sheets.layout import build_layout, marker_corner, spec_from_marker_ids
 
+from escalero.i18n import N_
+
 DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
 QUICK_WINDOW = 23  # px at DETECT_LONG_SIDE: the quick pass's one threshold window
 QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded
 QR_PAD_MM = 6.0  # margin around the expected QR box (quiet zone, bent paper)
-TWO_SHEETS = ("two score sheets in the picture: photograph one sheet at a time "
-              "(cover or fold away the other)")
-NO_SHEET = ("no score sheet found: hold the phone so all four corner marks "
-            "are in the picture")
+# The refusals' English texts are catalog msgids (escalero.i18n): scan.refusals words them.
+TWO_SHEETS = N_("two score sheets in the picture: photograph one sheet at a time "
+                "(cover or fold away the other)")
+NO_SHEET = N_("no score sheet found: hold the phone so all four corner marks "
+              "are in the picture")
 
 
 @dataclass(frozen=True)

@@ -53,12 +53,14 @@ from escalero.scoring.house import Override
 from escalero.scoring.model import Sheet
 from escalero.scoring.report import settle_report
 
+from escalero.i18n import N_
+
 if TYPE_CHECKING:  # the sheet planner loads only when a layout is named
     from escalero.scan.recognize import Recognizer
     from escalero.sheets.layout import LayoutSpec
 
-NO_LAYOUT = ("sheet found, but its QR code cannot be read: name the layout with "
-             "--game and --players (and --pairs, --variant, --paper if used)")
+NO_LAYOUT = N_("sheet found, but its QR code cannot be read: name the layout with "
+               "--game and --players (and --pairs, --variant, --paper if used)")
 LAYOUT_CONFLICT = ("the sheet's QR code names {code}, but its corner marks {marks}: the code "
                    "is not this sheet's; photograph the sheet with its own code (or with "
                    "the other one covered), or type its entries in for `escalero settle`")

@@ -21,6 +21,8 @@ import numpy as np
 from escalero.scan.geometry import Box, SheetGeometry
 from escalero.scoring.errors import Reason, UnreadableSheetError
 
+from escalero.i18n import N_
+
 PX_PER_MM = 10.0  # the cell-reading contract's resolution
 # The digit model is trained down to ~2.8 px/mm: cells shown below MIN_PHOTO_PX_PER_MM are
 # read but flagged (a 1600 px upload of a sheet filling most of the frame is ~2.5-3 px/mm);
@@ -29,11 +31,12 @@ MIN_PHOTO_PX_PER_MM = 2.5
 MIN_SHEET_PX_PER_MM = 2.0
 MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 
-TOO_SMALL = ("sheet too small in the photo to read safely: move closer so the sheet fills "
-             "the picture")
-TOO_BLURRED = "sheet too blurred to read safely: hold still, let the camera focus, use more light"
-OUT_OF_VIEW = ("part of the score grid is outside the picture: hold the phone so the whole "
-               "sheet is in the picture")
+TOO_SMALL = N_("sheet too small in the photo to read safely: move closer so the sheet "
+               "fills the picture")
+TOO_BLURRED = N_("sheet too blurred to read safely: hold still, let the camera focus, use "
+                 "more light")
+OUT_OF_VIEW = N_("part of the score grid is outside the picture: hold the phone so the "
+                 "whole sheet is in the picture")
 
 
 @dataclass(frozen=True)

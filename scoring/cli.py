@@ -183,16 +183,16 @@ def cmd_dice(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(out)
         return ExitCode.OK
-    w = text.WORDS[args.lang]
+    w = text.words(args.lang)
     served = f" ({w['served']})" if throw.served else ""
     sys.stdout.write(" ".join(throw.faces) + served + "\n" + text.format_scores(scores, rules,
                                                                               args.lang))
-    hands = text.HANDS[args.lang]
     if "start_poker" in out:
-        sys.stdout.write(f"{w['hand']}: {hands[out['start_poker']]}\n")
+        sys.stdout.write(f"{w['hand']}: {text.hand_name(out['start_poker'], args.lang)}\n")
     if "against" in out:
         a = out["against"]
         verdict = {1: " ".join(throw.faces) + f" {w['wins']}",
                    -1: " ".join(a["faces"]) + f" {w['wins']}", 0: w["tie"]}[a["result"]]
-        sys.stdout.write(f"  vs {' '.join(a['faces'])} ({hands[a['start_poker']]}): {verdict}\n")
+        hand = text.hand_name(a["start_poker"], args.lang)
+        sys.stdout.write(f"  vs {' '.join(a['faces'])} ({hand}): {verdict}\n")
     return ExitCode.OK

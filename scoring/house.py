@@ -24,6 +24,8 @@ from typing import Any
 from escalero.scoring.errors import InputFileError, UsageError
 from escalero.scoring.rulesets import Ruleset
 
+from escalero.i18n import LANGUAGES, translator
+
 MAX_COLUMN_POINTS = 100
 MAX_BONUS = 10
 FIELDS = ("column_points", "all_three_bonus", "split_ties")
@@ -64,13 +66,14 @@ class HouseRules:
 
     def describe(self, lang: str = "de") -> str:
         """One line for a sheet footer or a table, e.g. 'Kolonnen 1/2/4 · alle drei +2'."""
-        w = WORDS.get(lang, WORDS["en"])
+        _ = translator(lang if lang in LANGUAGES else "en").gettext
         if len(self.column_points) == 1:
-            parts = [f"{w['winner']} {self.column_points[0]}"]
+            parts = [_("Winner") + f" {self.column_points[0]}"]
         else:
-            parts = [f"{w['columns']} {_slash(self.column_points)}",
-                     f"{w['all_three']} +{self.all_three_bonus}"]
-        parts.append(w["split"] if self.split_ties else w["no_split"])
+            parts = [_("Columns") + f" {_slash(self.column_points)}",
+                     _("all three") + f" +{self.all_three_bonus}"]
+        parts.append(_("ties at the top split") if self.split_ties else
+                     _("tie at the top: nobody"))
         return " · ".join(parts)
 
 
@@ -100,16 +103,6 @@ PRESETS: dict[str, HouseRules] = {
     "piatnik": PIATNIK,
     "wirtshaus": HouseRules(column_points=(1, 2, 4), all_three_bonus=3, split_ties=True),
 }
-
-WORDS = {
-    "de": {"columns": "Kolonnen", "all_three": "alle drei", "winner": "Sieger",
-           "split": "Gleichstand oben geteilt", "no_split": "Gleichstand oben: niemand"},
-    "en": {"columns": "Columns", "all_three": "all three", "winner": "Winner",
-           "split": "ties at the top split", "no_split": "tie at the top: nobody"},
-    "es": {"columns": "Columnas", "all_three": "las tres", "winner": "Ganador",
-           "split": "empate arriba: se reparte", "no_split": "empate arriba: nadie"},
-}
-
 
 def default_for(rules: Ruleset) -> HouseRules:
     """The terms a sheet without "house_rules" is settled with: Piatnik's, shaped by its

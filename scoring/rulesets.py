@@ -12,9 +12,10 @@ from typing import Any
 
 from escalero.scoring.errors import UnknownRulesError
 
+from escalero.i18n import LANGUAGES
+
 GAMES = ("escalero", "generala")
 ESCALERO_VARIANTS = ("strasse-25", "doppel-grande", "one-column", "weights-123")
-LANGUAGES = ("de", "en", "es")
 
 
 @dataclass(frozen=True)

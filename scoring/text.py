@@ -8,61 +8,51 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from escalero.scoring.dice import POKER_CATEGORIES
 from escalero.scoring.house import HouseRules, default_for
 from escalero.scoring.model import STRUCK, Sheet, column_name
 from escalero.scoring.report import signed_points as _signed
 from escalero.scoring.rulesets import Ruleset
 from escalero.scoring.validate import EMPTY, column_place, describe_allowed, game_name
 
-# Piatnik's words: Kolonne (not Spalte), Partiepunkte, gestrichen, serviert; a side is a
-# Spieler or, in pairs mode, a Paar (Partei when both occur).
-WORDS: dict[str, dict[str, str]] = {
-    "de": {"total": "Summe", "written": "geschrieben", "winners": "Kolonnensieger",
-           "nobody": "niemand (Gleichstand)", "points": "Partiepunkte", "money": "Geld",
-           "per_point": "pro Partiepunkt", "transfers": "Zahlungen", "none": "keine",
-           "problems": "Probleme", "empty": "{place}: nicht eingetragen: {rows}",
-           "all": "alle Kolonnen", "columns": "Kolonnen", "weights": "Partiepunkte",
-           "bonus": "für alle Kolonnen zusätzlich", "players": "Spieler", "pairs": "Paare",
-           "sides": "Parteien", "players_or_pairs": "Spieler oder Paare",
-           "ranking": "Rangliste", "balance": "Gesamtstand", "served": "serviert",
-           "hand": "Start-Poker", "wins": "gewinnt", "tie": "Gleichstand: neu würfeln",
-           "requires": "erst nach", "house": "Hausregeln", "shared": "geteilt"},
-    "en": {"total": "Total", "written": "written", "winners": "Column winners",
-           "nobody": "nobody (tie)", "points": "Game points", "money": "Money",
-           "per_point": "per game point", "transfers": "Payments", "none": "none",
-           "problems": "Problems", "empty": "{place}: not filled in: {rows}",
-           "all": "all columns", "columns": "Columns", "weights": "game points",
-           "bonus": "extra for all columns", "players": "players", "pairs": "pairs",
-           "sides": "sides", "players_or_pairs": "players or pairs",
-           "ranking": "Ranking", "balance": "Running balance", "served": "served",
-           "hand": "Start poker", "wins": "wins", "tie": "tie: roll again",
-           "requires": "only after", "house": "House rules", "shared": "split"},
-    "es": {"total": "Total", "written": "escrito", "winners": "Ganadores de columna",
-           "nobody": "nadie (empate)", "points": "Puntos de partida", "money": "Dinero",
-           "per_point": "por punto", "transfers": "Pagos", "none": "ninguno",
-           "problems": "Problemas", "empty": "{place}: sin anotar: {rows}",
-           "all": "todas las columnas", "columns": "Columnas", "weights": "puntos",
-           "bonus": "extra por todas las columnas", "players": "jugadores",
-           "pairs": "parejas", "sides": "equipos", "players_or_pairs": "jugadores o parejas",
-           "ranking": "Clasificación", "balance": "Saldo acumulado", "served": "servido",
-           "hand": "Start-Poker", "wins": "gana", "tie": "empate: tirar de nuevo",
-           "requires": "solo después de", "house": "Reglas de la casa",
-           "shared": "repartida"},
-}
+from escalero.i18n import translator
 
-# Start-Poker hands by their id (dice.POKER_CATEGORIES, what --json prints); de as Piatnik.
-HANDS: dict[str, dict[str, str]] = {
-    "de": {"nothing": "nichts", "pair": "ein Paar", "two pairs": "zwei Paare",
-           "three of a kind": "drei gleiche", "small straight": "kleine Straße",
-           "large straight": "große Straße", "full house": "Full", "poker": "Poker",
-           "grande": "Grande"},
-    "en": {c: c for c in POKER_CATEGORIES},
-    "es": {"nothing": "nada", "pair": "un par", "two pairs": "doble par",
-           "three of a kind": "trío", "small straight": "escalera menor",
-           "large straight": "escalera mayor", "full house": "full", "poker": "póker",
-           "grande": "grande"},
-}
+
+# Piatnik's words (escalero.i18n's German catalog): Kolonne (not Spalte), Partiepunkte,
+# gestrichen, serviert; a side is a Spieler or, in pairs mode, a Paar (Partei when both occur).
+def words(lang: str) -> dict[str, str]:
+    """The table's words in `lang`, by what they label."""
+    _ = translator(lang).gettext
+    return {
+        "total": _("Total"), "written": _("written"), "winners": _("Column winners"),
+        "nobody": _("nobody (tie)"), "points": _("Game points"), "money": _("Money"),
+        "per_point": _("per game point"), "transfers": _("Payments"), "none": _("none"),
+        "problems": _("Problems"), "empty": _("{place}: not filled in: {rows}"),
+        "all": _("all columns"), "columns": _("Columns"), "weights": _("game points"),
+        "bonus": _("extra for all columns"), "players": _("players"),
+        "players_or_pairs": _("players or pairs"), "ranking": _("Ranking"),
+        "balance": _("Running balance"), "served": _("served"), "hand": _("Start poker"),
+        "wins": _("wins"), "tie": _("tie: roll again"), "requires": _("only after"),
+        "house": _("House rules"), "shared": _("split"),
+    }
+
+
+def hand_name(hand: str, lang: str) -> str:
+    """A Start-Poker hand by its id (dice.POKER_CATEGORIES, what --json prints); de as
+    Piatnik."""
+    _ = translator(lang).gettext
+    names = {
+        "nothing": _("nothing"),
+        "pair": _("pair"),
+        "two pairs": _("two pairs"),
+        "three of a kind": _("three of a kind"),
+        "small straight": _("small straight"),
+        "large straight": _("large straight"),
+        "full house": _("full house"),
+        "poker": _("poker"),
+        "grande": _("grande"),
+    }
+    return names[hand]
+
 
 CELL_W = 5
 
@@ -77,7 +67,7 @@ def _cell_text(cell: object) -> str:
 
 def format_report(sheet: Sheet, report: Mapping[str, Any], lang: str = "de") -> str:
     """The sheet as a grid, then winners, points, money and the problems found."""
-    w = WORDS[lang]
+    w = words(lang)
     rules = sheet.ruleset
     st = report["settlement"]
     label_w = max(len(w["written"]), len(w["total"]),
@@ -141,17 +131,19 @@ def _game(rules: Ruleset, lang: str) -> str:
 
 def _title(sheet: Sheet, lang: str) -> str:
     """E.g. 'Eskalero, 2 Spieler'; 'Paare' when every side is a pair, else 'Parteien'."""
-    w = WORDS[lang]
-    sizes = {len(side.members) for side in sheet.sides}
-    who = w["players"] if sizes == {1} else w["pairs"] if sizes == {2} else w["sides"]
-    return f"{_game(sheet.ruleset, lang)}, {len(sheet.sides)} {who}"
+    t = translator(lang)
+    sizes, n = {len(side.members) for side in sheet.sides}, len(sheet.sides)
+    who = t.ngettext("{n} player", "{n} players", n) if sizes == {1} else \
+        t.ngettext("{n} pair", "{n} pairs", n) if sizes == {2} else \
+        t.ngettext("{n} side", "{n} sides", n)
+    return f"{_game(sheet.ruleset, lang)}, {who.format(n=n)}"
 
 
 def format_problems(problems: Sequence[Mapping[str, Any]], sheet: Sheet, lang: str) -> list[str]:
     """Problems one per line; empty cells grouped per column so a blank sheet stays short."""
     if not problems:
         return []
-    w = WORDS[lang]
+    w = words(lang)
     rules = sheet.ruleset
     lines = ["", f"{w['problems']} ({len(problems)}):"]
     empty: dict[tuple[int, int], list[str]] = {}
@@ -170,7 +162,7 @@ def format_problems(problems: Sequence[Mapping[str, Any]], sheet: Sheet, lang: s
 def format_rules(rules: Ruleset, lang: str = "de", house: HouseRules | None = None) -> str:
     """The rows and allowed values; for Escalero the settlement terms (`house`, default
     Piatnik's for the variants) on the second and third lines."""
-    w = WORDS[lang]
+    w = words(lang)
     width = max(len(r.labels.get(lang)) for r in rules.rows) + 2
     who = w["players_or_pairs"] if rules.game == "escalero" else w["players"]
     terms = (house or default_for(rules)).for_columns(rules.columns) \
@@ -205,7 +197,7 @@ def format_scores(scores: Mapping[str, int], rules: Ruleset, lang: str = "de") -
 def format_balance(balance: Mapping[str, Any], transfers: Sequence[Mapping[str, str]],
                    unit: str, lang: str = "de") -> str:
     """Per-player balance: money strings with a currency `unit`, else integer points."""
-    w = WORDS[lang]
+    w = words(lang)
     if unit:
         shown = ", ".join(f"{n} {_money(a)} {unit}" for n, a in balance.items())
     else:

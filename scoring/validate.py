@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from gettext import NullTranslations
 from typing import Any
 
 from escalero.scoring.errors import UnknownRulesError
 from escalero.scoring.model import STRUCK, TOTAL_ROW, Sheet, column_name
 from escalero.scoring.rulesets import Row, Ruleset
+
+from escalero.i18n import LANGUAGES, translator
 
 # Problem kinds (stable codes for the web front end and tests).
 INVALID_VALUE = "invalid_value"
@@ -22,88 +25,32 @@ EMPTY = "empty"
 TOTAL = "total"  # a written total that is not the column's sum
 SHAPE = "shape"
 
-# Every sentence a player reads, one table per language (same keys in each; a test checks).
-# The English sentences are what tools parse from `settle --json`: change them only on purpose.
+# Every sentence a player reads comes from the catalog (escalero.i18n). The English
+# sentences are what tools parse from `settle --json`: change them only on purpose.
 # Placeholders: label/needed are row labels, allowed is describe_allowed(row, lang).
-MESSAGES: dict[str, dict[str, str]] = {
-    "de": {
-        "column": "Kolonne {name}", "sheet": "Spieltabelle", "total": "Summe",
-        "served": "serviert",
-        "invalid": "{value} ist in {label} nicht erlaubt ({allowed})",
-        "empty": "{label} ist leer; Wert eintragen oder streichen (x)",
-        "requires": "{label} {value} ohne {needed} ({needed} ist {state}); "
-                    "{label} streichen oder {needed} berichtigen",
-        "struck": "gestrichen", "blank": "leer",
-        "total_differs": "Summe geschrieben {written}, die Einträge ergeben {total}; "
-                         "es zählen die Einträge",
-        "too_few": "nur {n} Partei: {game} braucht mindestens {min} Spieler oder Paare; "
-                   "ohne Gegner gibt es 0 Partiepunkte",
-        "too_many": "{n} Parteien: {game} spielen höchstens {max} Spieler oder Paare; "
-                    "trotzdem abgerechnet, jeder gegen jeden",
-        "members": "{n} Mitspieler; eine Partei ist ein Spieler oder ein Paar",
-        "duplicate": "Spieler {name!r} steht {n}-mal auf der Tabelle; jedem Spieler "
-                     "einen eigenen Namen geben, sonst stimmt die Geldrechnung nicht",
-    },
-    "en": {
-        "column": "column {name}", "sheet": "sheet", "total": "Total",
-        "served": "served",
-        "invalid": "{value} is not allowed in {label} ({allowed})",
-        "empty": "{label} is empty; write a value or strike it (x)",
-        "requires": "{label} {value} needs a {needed} first, but {needed} is {state}; "
-                    "strike {label} or correct {needed}",
-        "struck": "struck", "blank": "empty",
-        "total_differs": "written total {written} differs from the sum of the entries "
-                         "{total}; the entries count",
-        "too_few": "only {n} side: {game} needs at least {min} players or pairs; "
-                   "with nobody to play against everyone gets 0 points",
-        "too_many": "{n} sides: {game} is played by at most {max} players or pairs; "
-                    "settled anyway, everyone against everyone",
-        "members": "{n} members; a side is one player or a pair",
-        "duplicate": "player {name!r} appears {n} times; give every player "
-                     "a distinct name so the money balance is right",
-    },
-    "es": {
-        "column": "columna {name}", "sheet": "planilla", "total": "Total",
-        "served": "servido",
-        "invalid": "{value} no está permitido en {label} ({allowed})",
-        "empty": "{label} sin anotar; anote un valor o tache la casilla (x)",
-        "requires": "{label} {value} sin {needed} ({needed}: {state}); "
-                    "tache {label} o corrija {needed}",
-        "struck": "tachado", "blank": "vacío",
-        "total_differs": "total escrito {written}, las anotaciones suman {total}; "
-                         "cuentan las anotaciones",
-        "too_few": "solo {n} equipo: {game} necesita al menos {min} jugadores o parejas; "
-                   "sin rivales todos reciben 0 puntos",
-        "too_many": "{n} equipos: {game} se juega como máximo entre {max} jugadores o "
-                    "parejas; se liquida igual, todos contra todos",
-        "members": "{n} integrantes; un equipo es un jugador o una pareja",
-        "duplicate": "el jugador {name!r} aparece {n} veces; dé a cada jugador "
-                     "un nombre distinto para que cuadre el dinero",
-    },
-}
-GAME_NAMES = {"de": {"escalero": "Eskalero"}, "en": {}, "es": {}}
 
 
-def messages(lang: str) -> dict[str, str]:
-    if lang not in MESSAGES:
+def _translator(lang: str) -> NullTranslations:
+    if lang not in LANGUAGES:
         raise UnknownRulesError(
-            f"unknown language {lang!r}; choose one of {', '.join(MESSAGES)}")
-    return MESSAGES[lang]
+            f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+    return translator(lang)
 
 
 def game_name(game: str, lang: str) -> str:
     """The game as players call it: Piatnik spells it Eskalero."""
-    return GAME_NAMES[lang].get(game, game.capitalize())
+    return _translator(lang).pgettext("game", "Escalero") if game == "escalero" \
+        else game.capitalize()
 
 
 def column_place(index: int, lang: str) -> str:
     """E.g. 'Kolonne II', 'column II'."""
-    return messages(lang)["column"].format(name=column_name(index))
+    return _translator(lang).gettext("column {name}").format(name=column_name(index))
 
 
 def describe_allowed(row: Row, lang: str) -> str:
     """Row.describe_allowed in `lang`: '1-5', '20, serviert 25', '100 (serviert)'."""
-    return row.describe_allowed(messages(lang)["served"])
+    return row.describe_allowed(_translator(lang).gettext("served"))
 
 
 @dataclass(frozen=True)
@@ -130,7 +77,7 @@ def validate(sheet: Sheet, lang: str = "de") -> tuple[Problem, ...]:
 
     Labels, places and messages are in `lang`; `kind` and the indices are the stable part.
     """
-    m = messages(lang)
+    _ = _translator(lang).gettext
     rules = sheet.ruleset
     problems = list(_shape_problems(sheet, rules, lang))
     for s, side in enumerate(sheet.sides):
@@ -142,47 +89,59 @@ def validate(sheet: Sheet, lang: str = "de") -> tuple[Problem, ...]:
                 where = f"{place}, {label}"
                 if cell is None:
                     problems.append(Problem(
-                        EMPTY, s, c, row.id, m["empty"].format(label=label), where))
+                        EMPTY, s, c, row.id,
+                        _("{label} is empty; write a value or strike it (x)").format(
+                            label=label), where))
                 elif isinstance(cell, int) and not row.allows(cell):  # STRUCK is allowed
                     problems.append(Problem(
                         INVALID_VALUE, s, c, row.id,
-                        m["invalid"].format(value=cell, label=label,
-                                            allowed=describe_allowed(row, lang)), where))
+                        _("{value} is not allowed in {label} ({allowed})").format(
+                            value=cell, label=label, allowed=describe_allowed(row, lang)),
+                        where))
                 if row.requires and isinstance(cell, int):
                     needed = rules.row(row.requires)
                     if not isinstance(column.get(needed.id), int):
-                        state = m["struck"] if column.get(needed.id) is STRUCK else m["blank"]
+                        state = _("struck") if column.get(needed.id) is STRUCK else _("empty")
                         problems.append(Problem(
                             REQUIRES, s, c, row.id,
-                            m["requires"].format(label=label, value=cell, state=state,
-                                                 needed=needed.labels.get(lang)), where))
+                            _("{label} {value} needs a {needed} first, but {needed} is "
+                              "{state}; strike {label} or correct {needed}").format(
+                                label=label, value=cell, state=state,
+                                needed=needed.labels.get(lang)), where))
             written = side.written_totals[c]
             total = side.column_total(c)
             if written is not None and written != total:
                 problems.append(Problem(
                     TOTAL, s, c, TOTAL_ROW,
-                    m["total_differs"].format(written=written, total=total),
-                    f"{place}, {m['total']}"))
+                    _("written total {written} differs from the sum of the entries "
+                      "{total}; the entries count").format(written=written, total=total),
+                    f"{place}, " + _("Total")))
     return tuple(problems)
 
 
 def _shape_problems(sheet: Sheet, rules: Ruleset, lang: str) -> list[Problem]:
-    m = messages(lang)
+    t = _translator(lang)
+    sheet_word = t.gettext("sheet")
     game = game_name(rules.game, lang)
     problems = []
     n = len(sheet.sides)
     if n < rules.min_sides:
-        problems.append(Problem(SHAPE, None, None, None,
-                                m["too_few"].format(n=n, game=game, min=rules.min_sides),
-                                m["sheet"]))
+        problems.append(Problem(SHAPE, None, None, None, t.ngettext(
+            "only {n} side: {game} needs at least {min} players or pairs; with nobody to "
+            "play against everyone gets 0 points",
+            "only {n} sides: {game} needs at least {min} players or pairs; with nobody to "
+            "play against everyone gets 0 points", n).format(
+                n=n, game=game, min=rules.min_sides), sheet_word))
     if n > rules.max_sides:
-        problems.append(Problem(SHAPE, None, None, None,
-                                m["too_many"].format(n=n, game=game, max=rules.max_sides),
-                                m["sheet"]))
+        problems.append(Problem(SHAPE, None, None, None, t.gettext(
+            "{n} sides: {game} is played by at most {max} players or pairs; settled anyway, "
+            "everyone against everyone").format(n=n, game=game, max=rules.max_sides),
+            sheet_word))
     for s, side in enumerate(sheet.sides):
         if len(side.members) > 2:
             problems.append(Problem(SHAPE, s, None, None,
-                                    m["members"].format(n=len(side.members)), side.name))
+                                    t.gettext("{n} members; a side is one player or a pair")
+                                    .format(n=len(side.members)), side.name))
     names = Counter(member for side in sheet.sides for member in side.members)
     reported: set[str] = set()
     for s, side in enumerate(sheet.sides):
@@ -190,6 +149,9 @@ def _shape_problems(sheet: Sheet, rules: Ruleset, lang: str) -> list[Problem]:
             if names[member] > 1 and member not in reported:
                 reported.add(member)
                 problems.append(Problem(SHAPE, s, None, None,
-                                        m["duplicate"].format(name=member, n=names[member]),
+                                        t.gettext(
+                                            "player {name!r} appears {n} times; give every "
+                                            "player a distinct name so the money balance is "
+                                            "right").format(name=member, n=names[member]),
                                         side.name))
     return problems

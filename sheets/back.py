@@ -7,55 +7,34 @@ Not scanned: no fiducials, no QR. One column per player, five tally boxes each
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING
 
 from escalero.sheets.layout import Box
 from escalero.sheets.style import GRID_PT, GRID_RED, INK, MUTED
+
+from escalero.i18n import translator
 
 if TYPE_CHECKING:
     from escalero.sheets.render import Pen
 
 
-class _Words(TypedDict):
-    title: str
-    rule: str
-    player: str
-    ranking: str
-    ranks: tuple[str, ...]
+def _words(lang: str) -> dict[str, str]:
+    _ = translator(lang).gettext
+    return {
+        "title": _("START POKER"),
+        "rule": _("Best hand wins the round · tie: the tied players roll again · first to 5 "
+                  "round wins takes the prize"),
+        "player": _("Player"),
+        "ranking": _("Ranking (high to low)"),
+    }
 
 
-_TEXT: dict[str, _Words] = {
-    "de": {
-        "title": "START-POKER",
-        "rule": "Höchster Wurf gewinnt die Runde · Gleichstand: die Gleichen würfeln nochmal · "
-                "wer zuerst 5 Runden gewinnt, holt den Preis",
-        "player": "Spieler",
-        "ranking": "Rangfolge (hoch vor niedrig)",
-        "ranks": ("Grande (fünf gleiche)", "Poker (vier gleiche)", "Full",
-                  "Große Straße (10-B-D-K-A)", "Kleine Straße (9-10-B-D-K)",
-                  "Drilling", "Zwei Paare", "Ein Paar (9 niedrig, A hoch)"),
-    },
-    "en": {
-        "title": "START POKER",
-        "rule": "Best hand wins the round · tie: the tied players roll again · "
-                "first to 5 round wins takes the prize",
-        "player": "Player",
-        "ranking": "Ranking (high to low)",
-        "ranks": ("Grande (five of a kind)", "Poker (four of a kind)", "Full house",
-                  "Large straight (10-J-Q-K-A)", "Small straight (9-10-J-Q-K)",
-                  "Three of a kind", "Two pairs", "One pair (9 low, A high)"),
-    },
-    "es": {
-        "title": "PÓKER DE SALIDA",
-        "rule": "Gana la ronda la mejor mano · empate: repiten los empatados · "
-                "quien gane 5 rondas primero se lleva el premio",
-        "player": "Jugador",
-        "ranking": "Orden (de mayor a menor)",
-        "ranks": ("Grande (cinco iguales)", "Póker (cuatro iguales)", "Full",
-                  "Escalera mayor (10-J-Q-K-A)", "Escalera menor (9-10-J-Q-K)",
-                  "Trío", "Doble pareja", "Pareja (9 baja, A alta)"),
-    },
-}
+def _ranks(lang: str) -> tuple[str, ...]:
+    _ = translator(lang).gettext
+    return (_("Grande (five of a kind)"), _("Poker (four of a kind)"), _("Full house"),
+            _("Large straight (10-J-Q-K-A)"), _("Small straight (9-10-J-Q-K)"),
+            _("Three of a kind"), _("Two pairs"), _("One pair (9 low, A high)"))
+
 
 MARGIN = 12.0
 TALLIES = 5
@@ -63,7 +42,7 @@ TALLIES = 5
 
 def draw_start_poker(pen: Pen, width: float, players: Sequence[str], lang: str) -> None:
     """Draw the tally page on `pen` (a render._Pen) for a sheet of width x height mm."""
-    t = _TEXT[lang]
+    t = _words(lang)
     c = pen.c
     n = max(len(players), 2)
     c.setFillColor(INK)
@@ -93,5 +72,5 @@ def draw_start_poker(pen: Pen, width: float, players: Sequence[str], lang: str) 
     y = y0 + name_h + TALLIES * row_h + 12
     c.setFillColor(INK)
     pen.text(MARGIN, y, t["ranking"], 10, font="Helvetica-Bold")
-    for k, rank in enumerate(t["ranks"]):
+    for k, rank in enumerate(_ranks(lang)):
         pen.text(MARGIN + 2, y + 6 + k * 5, f"{k + 1}. {rank}", 8.5)

@@ -1,4 +1,4 @@
-"""Printed words of a sheet in German (default), English and Spanish.
+"""Printed words of a sheet in German (default), English and Spanish (escalero.i18n).
 
 Row names and values come from `scoring.rulesets` (Row.labels, allowed, served,
 column weights); this module only phrases them. Nothing here affects geometry.
@@ -13,67 +13,39 @@ from escalero.scoring.house import HouseRules, default_for
 from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import LANGUAGES, Ruleset
 
+from escalero.i18n import translator
+
 if TYPE_CHECKING:
     from escalero.sheets.layout import Layout
-
-_STRINGS = {
-    "de": {
-        "sheet": "Spieltabelle", "name": "Name", "names": "Namen (Paar)", "column": "Kolonne",
-        "total": "Summe", "serial": "Nr.", "served": "serv.",
-        "pairs": "Paare", "points": "Partiepunkte", "point": "Partiepunkt", "all": "alle drei",
-        "winner": "Sieger",
-        "columns": "Kolonnen", "from_each": "von jedem Gegner",
-        "terms": "Partiepunkte von jedem Gegner",
-        "served_long": "serv. = serviert (alle fünf in einem Wurf)",
-        "struck": "gestrichen: Strich oder 0",
-        "highest": "Höchste Summe gewinnt",
-        "requires": "{row} erst nach {req}",
-        "served_first": "serv. = im ersten Wurf",
-    },
-    "en": {
-        "sheet": "Score sheet", "name": "Name", "names": "Names (pair)", "column": "Column",
-        "total": "Total", "serial": "No.", "served": "served",
-        "pairs": "pairs", "points": "points", "point": "point", "all": "all three",
-        "winner": "Winner",
-        "columns": "Columns", "from_each": "from each opponent",
-        "terms": "Points from each opponent",
-        "served_long": "served = all five in one roll",
-        "struck": "struck: a dash or 0",
-        "highest": "Highest total wins",
-        "requires": "{row} only after {req}",
-        "served_first": "served = in the first roll",
-    },
-    "es": {
-        "sheet": "Planilla", "name": "Nombre", "names": "Nombres (pareja)", "column": "Columna",
-        "total": "Total", "serial": "N.º", "served": "serv.",
-        "pairs": "parejas", "points": "puntos", "point": "punto", "all": "las tres",
-        "winner": "Ganador",
-        "columns": "Columnas", "from_each": "de cada rival",
-        "terms": "Puntos de cada rival",
-        "served_long": "serv. = servido (los cinco en una tirada)",
-        "struck": "tachado: raya o 0",
-        "highest": "Gana el total más alto",
-        "requires": "{row} solo después de {req}",
-        "served_first": "serv. = en la primera tirada",
-    },
-}
-
-_VARIANT_NAMES = {
-    "de": {"strasse-25": "Straße 25", "doppel-grande": "Doppel-Grande",
-           "one-column": "eine Kolonne", "weights-123": "Kolonnen 1-2-3"},
-    "en": {"strasse-25": "Straight 25", "doppel-grande": "Double Grande",
-           "one-column": "one column", "weights-123": "columns 1-2-3"},
-    "es": {"strasse-25": "Escalera 25", "doppel-grande": "Doble Grande",
-           "one-column": "una columna", "weights-123": "columnas 1-2-3"},
-}
 
 ROMAN = ("I", "II", "III", "IV", "V", "VI")
 
 
 def strings(lang: str) -> dict[str, str]:
+    """The sheet's own words in `lang`, by what they label."""
     if lang not in LANGUAGES:
         raise UnknownRulesError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
-    return _STRINGS[lang]
+    t = translator(lang)
+    _ = t.gettext
+    return {
+        "sheet": _("Score sheet"), "name": _("Name"), "names": _("Names (pair)"),
+        "column": _("Column"), "columns": _("Columns"), "total": _("Total"),
+        "serial": _("No."), "served": t.pgettext("abbreviation", "served"),
+        "pairs": _("pairs"), "winner": _("Winner"), "from_each": _("from each opponent"),
+        "terms": _("Points from each opponent"),
+        "served_long": _("served = all five in one roll"),
+        "struck": _("struck: a dash or 0"), "highest": _("Highest total wins"),
+        "requires": _("{row} only after {req}"),
+        "served_first": _("served = in the first roll"),
+    }
+
+
+def variant_name(variant: str, lang: str) -> str:
+    """A variant as a sheet's subtitle names it ("Doppel-Grande")."""
+    _ = translator(lang).gettext
+    names = {"strasse-25": _("Straight 25"), "doppel-grande": _("Double Grande"),
+             "one-column": _("one column"), "weights-123": _("columns 1-2-3")}
+    return names.get(variant, variant)
 
 
 def title(game: str) -> str:
@@ -83,7 +55,7 @@ def title(game: str) -> str:
 def subtitle(layout: Layout, lang: str) -> str:
     t = strings(lang)
     parts = [t["sheet"]]
-    parts += [_VARIANT_NAMES[lang].get(v, v) for v in layout.spec.variants]
+    parts += [variant_name(v, lang) for v in layout.spec.variants]
     if layout.spec.pairs:
         parts.append(t["pairs"])
     return " · ".join(parts)
@@ -93,15 +65,13 @@ def column_heads(columns: int) -> tuple[str, ...]:
     return ROMAN[:columns] if columns > 1 else ("",)
 
 
-# The dice's faces as each language names them: Bube/Dame are Jack/Queen (J, Q) in
-# English and Jota/Dama (J, Q, as on Latin American poker dice) in Spanish.
-FACE_LETTERS: dict[str, dict[str, str]] = {"en": {"B": "J", "D": "Q"},
-                                           "es": {"B": "J", "D": "Q"}}
-
-
 def face_letter(face: str | None, lang: str) -> str:
-    """A die face ("B") as the sheet's language writes it ("J" in English)."""
-    return FACE_LETTERS.get(lang, {}).get(face or "", face or "")
+    """A die face ("B") as the sheet's language writes it ("J" in English): the rules name
+    the faces by Piatnik's German letters, Bube/Dame being Jack/Queen (J, Q) in English and
+    Jota/Dama (J, Q, as on Latin American poker dice) in Spanish."""
+    t = translator(lang)
+    letters = {"B": t.pgettext("die face", "J"), "D": t.pgettext("die face", "Q")}
+    return letters.get(face or "", face or "")
 
 
 def row_label(rules: Ruleset, row_id: str, lang: str) -> tuple[str, str, str]:
@@ -135,8 +105,8 @@ def legend(rules: Ruleset, lang: str, house: HouseRules | None = None) -> list[s
             lines.append(f"{t['terms']}: {terms.describe(lang)}")
         else:
             weight = terms.column_points[0]
-            unit = t["point"] if weight == 1 else t["points"]
-            line = f"{t['winner']}: {weight} {unit} {t['from_each']}"
+            points = translator(lang).ngettext("{n} point", "{n} points", weight)
+            line = f"{t['winner']}: {points.format(n=weight)} {t['from_each']}"
             if terms.split_ties:
                 line += " · " + terms.describe(lang).split(" · ")[-1]
             lines.append(line)

@@ -84,12 +84,21 @@ def test_a_refusal_speaks_the_chosen_language(photos, capsys, lang, words) -> No
 
 
 def test_every_refusal_without_parameters_has_its_german_and_spanish_words() -> None:
-    from escalero.scan.refusals import REFUSALS
-    from escalero.scoring.errors import Reason
+    from escalero.scan import grid, locate, pipeline, rectify
+    from escalero.scan.refusals import refusal_text
+    from escalero.scoring.errors import EscaleroError, Reason
 
-    worded = {Reason.LAYOUT_CONFLICT, Reason.LAYOUT_NOT_AS_NAMED}  # they name what was found
-    assert set(REFUSALS) == set(Reason) - worded
-    assert all(set(t) == {"de", "es"} and all(t.values()) for t in REFUSALS.values())
+    # LAYOUT_CONFLICT and LAYOUT_NOT_AS_NAMED name what was found: they stay in English.
+    texts = {Reason.NO_SHEET: locate.NO_SHEET, Reason.TWO_SHEETS: locate.TWO_SHEETS,
+             Reason.NO_LAYOUT: pipeline.NO_LAYOUT, Reason.TOO_SMALL: rectify.TOO_SMALL,
+             Reason.TOO_BLURRED: rectify.TOO_BLURRED, Reason.OUT_OF_VIEW: rectify.OUT_OF_VIEW,
+             Reason.GRID_MISSING: grid.GRID_MISSING}
+    assert set(texts) == set(Reason) - {Reason.LAYOUT_CONFLICT, Reason.LAYOUT_NOT_AS_NAMED}
+    for reason, english in texts.items():
+        err = EscaleroError(english, reason=reason)
+        assert refusal_text(err, "en") == english
+        worded = {lang: refusal_text(err, lang) for lang in ("de", "es")}
+        assert english not in worded.values() and all(worded.values()), reason
 
 
 def test_batch_continues_and_returns_the_worst(photos, capsys) -> None:

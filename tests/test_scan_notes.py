@@ -14,10 +14,13 @@ GERMAN = re.compile(r"Summe|Kolonne|prüfen|gestützt|bestätigt|Lage|gelesen|Au
 
 
 def test_every_note_has_all_three_languages_with_the_same_fields() -> None:
-    for key, table in TEXTS.items():
-        assert set(table) == {"de", "en", "es"}, key
-        fields = {lang: set(re.findall(r"{(\w+)}", text)) for lang, text in table.items()}
-        assert fields["de"] == fields["en"] == fields["es"], key
+    for key in TEXTS:
+        params = dict.fromkeys(re.findall(r"{(\w+)}", TEXTS[key]), "7")
+        texts = {lang: note(key, **params).text(lang) for lang in ("de", "en", "es")}
+        assert texts["en"] == TEXTS[key].format(**params), key
+        assert texts["de"] != texts["en"] != texts["es"], key
+        assert all("{" not in text and text.count("7") == texts["en"].count("7")
+                   for text in texts.values()), key
 
 
 def test_a_note_keeps_its_parameters_for_each_language() -> None:

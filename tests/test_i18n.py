@@ -1,0 +1,119 @@
+"""The text catalog (escalero/locale): complete, compiled, and used in every language."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import string
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from escalero.scoring import rulesets
+
+from escalero import i18n
+from escalero.cli import main as escalero_main
+
+ROOT = Path(__file__).resolve().parents[1]
+NO_SHEET_PHOTO = ROOT / "samples" / "photos" / "14-no-sheet.jpg"
+# Words only German output has (Piatnik's terms and the scanner's own).
+GERMAN = re.compile(r"\b(Summe|Kolonnen?|gestrichen|leer|serviert|Spieler|Partiepunkte?|"
+                    r"Auszahlung|gelesen|prüfen|Feld(ern)?|Zahlungen|Spieltabelle)\b")
+
+
+def _catalog_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("catalog", ROOT / "tools" / "catalog.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tool() -> ModuleType:
+    return _catalog_tool()
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_the_committed_mo_files_are_the_po_files_compiled(tool: ModuleType,
+                                                          tmp_path: Path) -> None:
+    tool.compile_catalogs(target=tmp_path)
+    for lang in i18n.LANGUAGES:
+        built = tool.po_path(lang, tmp_path).with_suffix(".mo").read_bytes()
+        committed = tool.po_path(lang).with_suffix(".mo").read_bytes()
+        assert built == committed, f"{lang}: run `python tools/catalog.py compile`"
+
+
+def test_every_message_of_the_code_is_in_each_catalog_and_translated(tool: ModuleType) -> None:
+    extracted = {(m.context, m.id) for m in tool.extract() if m.id}
+    assert len(extracted) > 100  # the scanner, the settlement and the sheet
+    for lang in i18n.LANGUAGES:
+        catalog = {(m.context, m.id): m for m in tool.read(lang) if m.id}
+        assert set(catalog) == extracted, f"{lang}: run `python tools/catalog.py`"
+        if lang == "en":  # English is the msgids themselves
+            continue
+        untranslated = [key for key, m in catalog.items()
+                        if not all(m.string if isinstance(m.string, tuple) else (m.string,))]
+        assert not untranslated, (lang, untranslated)
+
+
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_a_translation_has_the_placeholders_of_its_msgid(tool: ModuleType, lang: str) -> None:
+    for m in tool.read(lang):
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        forms = m.string if isinstance(m.string, tuple) else (m.string,)
+        for form in forms:
+            assert _fields(form) == _fields(ids[-1]), (lang, m.id, form)
+
+
+def test_one_language_list() -> None:
+    assert i18n.LANGUAGES == ("de", "en", "es")
+    assert rulesets.LANGUAGES is i18n.LANGUAGES
+    with pytest.raises(ValueError, match="choose one of"):
+        i18n.translator("fr")
+
+
+@pytest.mark.parametrize("lang, one, two", [
+    ("de", "1 Partiepunkt", "2 Partiepunkte"), ("en", "1 point", "2 points"),
+    ("es", "1 punto", "2 puntos")])
+def test_plural_forms(lang: str, one: str, two: str) -> None:
+    forms = ("{n} point", "{n} points")
+    assert (i18n.plural(lang, forms, 1), i18n.plural(lang, forms, 2)) == (one, two)
+
+
+def test_a_count_of_cells_takes_its_plural_form() -> None:
+    t = i18n.translator("de")
+    hangs = ("Payout depends on {n} cell (certain to {p}):",
+             "Payout depends on {n} cells (certain to {p}):")
+    assert t.ngettext(*hangs, 1).format(n=1, p="90%") == \
+        "Auszahlung hängt an 1 Feld (sicher zu 90%):"
+    assert t.ngettext(*hangs, 2).format(n=2, p="90%") == \
+        "Auszahlung hängt an 2 Feldern (sicher zu 90%):"
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("de", "kein Spielblatt gefunden"), ("es", "no se encontró ninguna hoja")])
+def test_the_no_sheet_sample_is_refused_in_the_chosen_language(capsys, lang: str,
+                                                              words: str) -> None:
+    assert escalero_main(["scan", str(NO_SHEET_PHOTO), "--lang", lang]) == 5
+    err = capsys.readouterr().err
+    assert words in err and "no score sheet" not in err
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_settle_and_rules_say_no_german_word_in_english_or_spanish(capsys, tmp_path: Path,
+                                                                   lang: str) -> None:
+    sheet = json.loads((ROOT / "samples" / "photos" / "02-3-players.json").read_text())["sheet"]
+    del sheet["sides"][0]["columns"][0]["nines"]  # a problem to word, too
+    path = tmp_path / "sheet.json"
+    path.write_text(json.dumps(sheet))
+    assert escalero_main(["settle", str(path), "--lang", lang, "--stake", "0.5"]) == 0
+    assert escalero_main(["rules", "--game", "escalero", "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert out and not GERMAN.search(out), GERMAN.search(out)
