@@ -3,18 +3,27 @@
 The texts are gettext messages of the domain `escalero`, with English msgids; their German
 and Spanish translations live in `escalero/locale/<lang>/LC_MESSAGES/escalero.po` and are
 compiled to `.mo` with Babel (`python tools/catalog.py`). A module that must say a text
-later, in a language it does not know yet (a scan's note, a server error), keeps the
-English msgid, marked with `N_` or `N_plural` for extraction, and translates it on output.
+later, in a language it does not know yet (a scan's note, a refusal), keeps the English
+msgid, marked with `N_` for extraction, and translates it on output. Money is written as
+each language's Babel locale writes it (`money`).
 """
 
 from __future__ import annotations
 
 import gettext
+import re
+from decimal import Decimal, InvalidOperation
 from functools import cache
 from pathlib import Path
 
+from babel.numbers import format_currency, format_decimal
+
 LANGUAGES = ("de", "en", "es")
 DEFAULT_LANGUAGE = "de"
+# The Babel locale each language writes numbers, money and dates in: German as in Austria,
+# Piatnik's home ("-€ 4,50").
+LOCALES = {"de": "de_AT", "en": "en", "es": "es"}
+ISO_CURRENCY = re.compile(r"^[A-Z]{3}$")
 DOMAIN = "escalero"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
@@ -37,17 +46,32 @@ def N_(message: str) -> str:
     return message
 
 
-def N_plural(singular: str, plural: str) -> tuple[str, str]:
-    """Marks a plural message for extraction; `ngettext(*forms, n)` translates it."""
-    return singular, plural
+def locale_of(lang: str) -> str:
+    """The Babel locale `lang` is written in (German's for an unknown one)."""
+    return LOCALES.get(lang, LOCALES[DEFAULT_LANGUAGE])
 
 
-def text(lang: str, message: str, **params: object) -> str:
-    """`message` in `lang`, its {placeholders} filled in."""
-    translated = translator(lang).gettext(message)
-    return translated.format(**params) if params else translated
+def finite_decimal(value: object) -> Decimal | None:
+    """`value` as a finite Decimal; None for anything else ("abc", "NaN", "Infinity")."""
+    try:
+        number = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
 
 
-def plural(lang: str, forms: tuple[str, str], n: int, **params: object) -> str:
-    """The form of a plural message (N_plural) that `n` takes in `lang`; {n} is `n`."""
-    return translator(lang).ngettext(*forms, n).format(n=n, **params)
+def money(amount: object, currency: str, lang: str, signed: bool = False) -> str:
+    """An amount ("4.50", Decimal) in `currency`: "-€ 4,50" (de), "+4,50 €" (es, signed).
+    A currency that is no ISO code ("Bier") follows the number."""
+    value = finite_decimal(amount)
+    if value is None:
+        return f"{amount} {currency}"
+    loc = locale_of(lang)
+    try:
+        if ISO_CURRENCY.match(currency):
+            text = format_currency(value, currency, locale=loc)
+        else:
+            text = f"{format_decimal(value, '#,##0.00', locale=loc)} {currency}"
+    except (InvalidOperation, ValueError):  # beyond what Decimal rounds: shown as stored
+        text = f"{amount} {currency}"
+    return f"+{text}" if signed and value > 0 else text

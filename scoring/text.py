@@ -1,6 +1,7 @@
 """Plain-text output for the terminal: the settled sheet, the rules, a dice throw.
 
-Pure functions from data to a string; German words by default (`lang`).
+Pure functions from data to a string; German words by default (`lang`), money as the
+language's Babel locale writes it ("Anna +€ 1,50" in German).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from escalero.scoring.report import signed_points as _signed
 from escalero.scoring.rulesets import Ruleset
 from escalero.scoring.validate import EMPTY, column_place, describe_allowed, game_name
 
-from escalero.i18n import translator
+from escalero.i18n import money, translator
 
 
 # Piatnik's words (escalero.i18n's German catalog): Kolonne (not Spalte), Partiepunkte,
@@ -111,17 +112,14 @@ def format_report(sheet: Sheet, report: Mapping[str, Any], lang: str = "de") -> 
     if "money" in report:
         m = report["money"]
         cur = m["currency"]
-        lines.append(f"{w['money']} ({m['stake']} {cur} {w['per_point']}): " + ", ".join(
-            f"{n} {_money(a)} {cur}" for n, a in m["players"].items()))
+        lines.append(f"{w['money']} ({money(m['stake'], cur, lang)} {w['per_point']}): "
+                     + ", ".join(f"{n} {money(a, cur, lang, signed=True)}"
+                                 for n, a in m["players"].items()))
         lines.append(f"{w['transfers']}: " + (", ".join(
-            f"{t['from']} -> {t['to']} {t['amount']} {cur}" for t in m["transfers"])
+            f"{t['from']} -> {t['to']} {money(t['amount'], cur, lang)}" for t in m["transfers"])
             or w["none"]))
     lines.extend(format_problems(report["validation"], sheet, lang))
     return "\n".join(line.rstrip() for line in lines) + "\n"
-
-
-def _money(text: str) -> str:
-    return text if text.startswith("-") or text == "0.00" else f"+{text}"
 
 
 def _game(rules: Ruleset, lang: str) -> str:
@@ -199,11 +197,12 @@ def format_balance(balance: Mapping[str, Any], transfers: Sequence[Mapping[str, 
     """Per-player balance: money strings with a currency `unit`, else integer points."""
     w = words(lang)
     if unit:
-        shown = ", ".join(f"{n} {_money(a)} {unit}" for n, a in balance.items())
+        shown = ", ".join(f"{n} {money(a, unit, lang, signed=True)}" for n, a in balance.items())
     else:
         shown = ", ".join(f"{n} {_signed(c)}" for n, c in balance.items())
     lines = [f"{w['balance']}: {shown}"]
     if unit:
         lines.append(f"{w['transfers']}: " + (", ".join(
-            f"{t['from']} -> {t['to']} {t['amount']} {unit}" for t in transfers) or w["none"]))
+            f"{t['from']} -> {t['to']} {money(t['amount'], unit, lang)}" for t in transfers)
+            or w["none"]))
     return "\n".join(lines) + "\n"

@@ -122,5 +122,5 @@ def test_layout_options_and_debug(photos, capsys, tmp_path) -> None:
     argv = ["scan", photos["good"], "--players", "2", "--debug", str(tmp_path), "--stake", "0.5"]
     assert escalero_main(argv) == 0
     assert (tmp_path / "sheet_overlay.png").exists()
-    assert "EUR" in capsys.readouterr().out
+    assert "€\u00a00,50 pro Partiepunkt" in capsys.readouterr().out  # money as de-AT writes it
     assert escalero_main(["scan", photos["good"], "--players", "9"]) == 2

@@ -31,7 +31,9 @@ def test_settle_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert out.startswith("Eskalero, 2 Spieler\n")
     assert "Kolonnensieger: I Anna, II Ben, III Anna" in out
     assert "Partiepunkte: Anna +3, Ben -3" in out
-    assert "Zahlungen: Ben -> Anna 1.50 EUR" in out
+    # Money as German (de-AT) writes it, with CLDR's no-break space.
+    assert "Geld (€\u00a00,50 pro Partiepunkt): Anna +€\u00a01,50, Ben -€\u00a01,50" in out
+    assert "Zahlungen: Ben -> Anna €\u00a01,50" in out
     assert "Anna, Kolonne I, Neuner: 7 ist in Neuner nicht erlaubt (1-5)" in out
     assert ("Anna, Kolonne II, Summe: Summe geschrieben 2, die Einträge ergeben 1; "
             "es zählen die Einträge") in out
@@ -77,7 +79,9 @@ def test_settle_json_is_settle_report(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_settle_several_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, "g.json", json.dumps(GOOD))
     assert escalero_main(["settle", path, path, "--stake", "0.50"]) == 0
-    assert "Gesamtstand: Anna +3.00 EUR, Ben -3.00 EUR" in capsys.readouterr().out
+    assert "Gesamtstand: Anna +€\u00a03,00, Ben -€\u00a03,00" in capsys.readouterr().out
+    assert escalero_main(["settle", path, path, "--stake", "0.50", "--lang", "en"]) == 0
+    assert "Running balance: Anna +€3.00, Ben -€3.00" in capsys.readouterr().out
     assert escalero_main(["settle", path, path, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["balance"]["players"] == {"Anna": 6, "Ben": -6}

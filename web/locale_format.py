@@ -1,58 +1,22 @@
-"""Numbers, money, dates and plurals as the page's language writes them (Babel, CLDR data).
+"""Numbers, money and dates as the page's language writes them (Babel, CLDR data).
 
 German pages use Austrian conventions (de-AT: "-€ 4,50", "Do., 3. Dez. 2026"), English
-and Spanish pages theirs ("-€4.50", "-4,50 €"). Only what a person reads is formatted here:
-the JSON API and the CSV keep plain numbers ("4.50") for programs.
+and Spanish pages theirs ("-€4.50", "-4,50 €"); money as the command line writes it
+(escalero.i18n.money). Only what a person reads is formatted here: the JSON API and the CSV
+keep plain numbers ("4.50") for programs.
 """
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from babel import Locale
 from babel.dates import format_date, format_skeleton, format_time
-from babel.numbers import format_currency, format_decimal
+from babel.numbers import format_decimal
 
-LOCALES = {"de": "de_AT", "en": "en", "es": "es"}
-ISO_CURRENCY = re.compile(r"^[A-Z]{3}$")
-
-
-def locale_of(lang: str) -> str:
-    """The Babel locale a page language is written in."""
-    return LOCALES.get(lang, LOCALES["de"])
-
-
-def plural_category(n: int, lang: str) -> str:
-    """CLDR's plural category of `n` in `lang`: "one", "many", "other", ..."""
-    return str(Locale.parse(locale_of(lang)).plural_form(abs(n)))
-
-
-def _decimal(value: object) -> Decimal | None:
-    try:
-        number = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-    return number if number.is_finite() else None
-
-
-def money(amount: object, currency: str, lang: str, signed: bool = False) -> str:
-    """An amount ("4.50", Decimal) in `currency`: "-€ 4,50" (de), "+4,50 €" (es, signed).
-    A currency that is no ISO code ("Bier") follows the number."""
-    value = _decimal(amount)
-    if value is None:
-        return f"{amount} {currency}"
-    loc = locale_of(lang)
-    try:
-        if ISO_CURRENCY.match(currency):
-            text = format_currency(value, currency, locale=loc)
-        else:
-            text = f"{format_decimal(value, '#,##0.00', locale=loc)} {currency}"
-    except (InvalidOperation, ValueError):  # beyond what Decimal rounds: shown as stored
-        text = f"{amount} {currency}"
-    return f"+{text}" if signed and value > 0 else text
+from escalero.i18n import finite_decimal as _decimal
+from escalero.i18n import locale_of, money
 
 
 def _pattern(number: Decimal, pattern: str, lang: str, fallback: object) -> str:
