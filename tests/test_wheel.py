@@ -100,3 +100,12 @@ def test_the_installed_package_scans_a_photo(installed, tmp_path: Path) -> None:
         side["columns"] for side in truth["sides"]]
     assert _run([str(python), "-m", "escalero", "--help"], cwd=tmp_path, env=env).stdout.startswith(
         "usage: escalero")
+
+
+def test_the_installed_package_has_its_text_catalog(installed, tmp_path: Path) -> None:
+    python, _, _ = installed
+    words = _run([str(python), "-c", "from escalero.i18n import LOCALE_DIR, translator;"
+                  "print(LOCALE_DIR); print(translator('de').gettext('Total'),"
+                  "translator('es').gettext('Winner'))"], cwd=tmp_path,
+                 env=_env_with_dependencies()).stdout.splitlines()
+    assert "site-packages" in words[0] and words[1] == "Summe Ganador"
