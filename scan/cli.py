@@ -17,7 +17,7 @@ from escalero.scoring.model import MAX_NAME_LEN, TOTAL_ROW, column_name
 from escalero.scoring.money import check_currency, parse_stake
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
-from escalero.i18n import pick_language, translator
+from escalero.i18n import N_, pick_language, translator
 
 if TYPE_CHECKING:
     from escalero.scan.pipeline import ScanOptions
@@ -229,8 +229,9 @@ def photo_source(photo: str) -> str | bytes:
     limit = f"{MAX_PHOTO_BYTES // 10 ** 6} MB"
     if stat.S_ISREG(info.st_mode):
         if info.st_size > MAX_PHOTO_BYTES:
-            raise PhotoError(f"{photo}: {info.st_size / 1e6:,.0f} MB is larger than any photo "
-                             f"(at most {limit}); send the camera's photo")
+            raise PhotoError.worded(N_("{photo}: {mb} MB is larger than any photo (at most "
+                                       "{limit}); send the camera's photo"), photo=photo,
+                                    mb=f"{info.st_size / 1e6:,.0f}", limit=limit)
         return photo
     if stat.S_ISDIR(info.st_mode):
         return photo
@@ -238,11 +239,11 @@ def photo_source(photo: str) -> str | bytes:
         with open(photo, "rb") as stream:
             data = stream.read(MAX_PHOTO_BYTES + 1)
     except OSError as err:
-        raise PhotoError(f"{photo}: cannot read it ({err.strerror}); give a photo file") \
-            from None
+        raise PhotoError.worded(N_("{photo}: cannot read it ({why}); give a photo file"),
+                                photo=photo, why=err.strerror) from None
     if len(data) > MAX_PHOTO_BYTES:
-        raise PhotoError(f"{photo}: more than {limit}, larger than any photo; give a photo "
-                         "file")
+        raise PhotoError.worded(N_("{photo}: more than {limit}, larger than any photo; give a "
+                                   "photo file"), photo=photo, limit=limit)
     return data
 
 

@@ -17,6 +17,8 @@ import numpy as np
 from escalero.scoring.errors import PhotoError
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from escalero.i18n import N_
+
 # A 60 MP photo is already larger than any phone camera's default; more is a
 # decompression bomb or a scan at absurd resolution.
 MAX_PIXELS = 60_000_000
@@ -27,6 +29,7 @@ WORK_MAX_SIDE = 4600
 
 # A sheet needs >= 3 px/mm over ~200 mm: anything under 300 px cannot hold one.
 MIN_SIDE = 300
+NO_PERMISSION = N_("{name}: no permission to read this file; check its access rights")
 
 _heif_registered = False
 
@@ -49,14 +52,14 @@ def _read_source(source: str | Path | bytes) -> tuple[bytes, str]:
         return bytes(source), "photo"
     path = Path(source)
     if not path.exists():
-        raise PhotoError(f"{path}: no such file; give the path of a photo (JPEG, PNG, WebP, HEIC)")
+        raise PhotoError.worded(N_("{path}: no such file; give the path of a photo (JPEG, PNG, "
+                                   "WebP, HEIC)"), path=path)
     if path.is_dir():
-        raise PhotoError(f"{path}: is a directory; give a photo file")
+        raise PhotoError.worded(N_("{path}: is a directory; give a photo file"), path=path)
     try:
         return path.read_bytes(), path.name
     except PermissionError:
-        raise PhotoError(f"{path.name}: no permission to read this file; check its "
-                         "access rights") from None
+        raise PhotoError.worded(NO_PERMISSION, name=path.name) from None
 
 
 def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.ndarray:
@@ -77,22 +80,21 @@ def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.
     except PhotoError:
         raise
     except UnidentifiedImageError:
-        raise PhotoError(
-            f"{name}: not an image (or a format that cannot be read); "
-            "send a JPEG, PNG, WebP or HEIC photo"
-        ) from None
+        raise PhotoError.worded(N_("{name}: not an image (or a format that cannot be read); "
+                                   "send a JPEG, PNG, WebP or HEIC photo"), name=name) from None
     except PermissionError:
-        raise PhotoError(f"{name}: no permission to read this file; check its access "
-                         "rights") from None
+        raise PhotoError.worded(NO_PERMISSION, name=name) from None
     except Image.DecompressionBombError:
-        raise PhotoError(f"{name}: image too large; send a smaller photo") from None
+        raise PhotoError.worded(N_("{name}: image too large; send a smaller photo"),
+                                name=name) from None
     except (OSError, ValueError, SyntaxError, EOFError) as err:
-        raise PhotoError(f"{name}: the image is damaged or truncated ({_short(err)}); "
-                         "send the photo again") from None
+        raise PhotoError.worded(N_("{name}: the image is damaged or truncated ({why}); send "
+                                   "the photo again"), name=name, why=_short(err)) from None
     height, width = fast.shape[:2] if fast is not None else (img.height, img.width)
     if min(width, height) < MIN_SIDE:
-        raise PhotoError(f"{name}: {width}x{height} px is too small to show a score "
-                         "sheet; send the camera's photo, not a thumbnail")
+        raise PhotoError.worded(N_("{name}: {width}x{height} px is too small to show a score "
+                                   "sheet; send the camera's photo, not a thumbnail"),
+                                name=name, width=width, height=height)
     if fast is not None:
         return fast
     if max(img.size) > max_side:
@@ -106,10 +108,10 @@ def load_photo(source: str | Path | bytes, max_side: int = WORK_MAX_SIDE) -> np.
 def _check_pixels(img: Image.Image, name: str) -> None:
     width, height = img.size
     if width * height > MAX_PIXELS:
-        raise PhotoError(
-            f"{name}: {width}x{height} is too large ({width * height / 1e6:.0f} MP, "
-            f"limit {MAX_PIXELS / 1e6:.0f} MP); send a smaller photo"
-        )
+        raise PhotoError.worded(N_("{name}: {width}x{height} is too large ({mp} MP, limit "
+                                   "{limit} MP); send a smaller photo"), name=name, width=width,
+                                height=height, mp=f"{width * height / 1e6:.0f}",
+                                limit=f"{MAX_PIXELS / 1e6:.0f}")
 
 
 def _decode_with_pillow(img: Image.Image, max_side: int) -> Image.Image:

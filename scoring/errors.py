@@ -8,7 +8,7 @@ command line and the web map an error the same way, in one place each.
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 
 class ExitCode(IntEnum):
@@ -48,16 +48,27 @@ class EscaleroError(Exception):
     """Base class: `str(err)` is a one-line message that tells the user what to do.
 
     A plain EscaleroError is something that should not happen (exit 70, HTTP 500).
-    `reason`, where set, says which refusal it is (a `Reason`), independent of the text."""
+    `reason`, where set, says which refusal it is (a `Reason`), independent of the text.
+    `msgid` and `msg_params`, where set (`worded`), are the English text as a catalog
+    message (escalero.i18n) and its parameters, so the text can be said in any language."""
 
     exit_code: ClassVar[ExitCode] = ExitCode.INTERNAL
     http_status: ClassVar[int] = 500
     reason: Reason | None = None
+    msgid: str | None = None
+    msg_params: dict[str, object] = {}  # never changed in place: `worded` sets its own
 
     def __init__(self, *args: object, reason: Reason | None = None) -> None:
         super().__init__(*args)
         if reason is not None:
             self.reason = reason
+
+    @classmethod
+    def worded(cls, msgid: str, /, **params: object) -> Self:
+        """The error whose text is the catalog message `msgid` with `params` filled in."""
+        err = cls(msgid.format(**params))
+        err.msgid, err.msg_params = msgid, params
+        return err
 
     def details(self) -> dict[str, Any]:
         """Fields the web API adds to its {"error": message} body (none by default)."""

@@ -118,3 +118,16 @@ def test_settle_and_rules_say_no_german_word_in_english_or_spanish(capsys, tmp_p
     assert escalero_main(["rules", "--game", "escalero", "--lang", lang]) == 0
     out = capsys.readouterr().out
     assert out and not GERMAN.search(out), GERMAN.search(out)
+
+
+@pytest.mark.parametrize("lang, missing, not_photo", [
+    ("de", "keine solche Datei", "kein Bild"), ("es", "no existe ese archivo", "no es una imagen"),
+    (None, "no such file", "not an image")])
+def test_a_photo_error_speaks_the_chosen_language(capsys, lang: str | None, missing: str,
+                                                  not_photo: str) -> None:
+    chosen = ["--lang", lang] if lang else []
+    assert escalero_main(["scan", str(ROOT / "no-such-photo.jpg"), *chosen]) == 4
+    assert escalero_main(["scan", str(ROOT / "README.md"), *chosen]) == 4
+    err = capsys.readouterr().err.splitlines()
+    assert missing in err[0] and "no-such-photo.jpg" in err[0]
+    assert not_photo in err[1] and "README.md" in err[1]
