@@ -48,8 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         _quiet(stdout)
         print(f"escalero {args.command}: error: {err}", file=sys.stderr)
         return err.exit_code
-    except EscaleroError as err:
-        print(f"escalero {args.command}: error: {err}", file=sys.stderr)
+    except EscaleroError as err:  # in the language asked for, where the catalog has the text
+        message = err.text_in(args.lang) if getattr(args, "lang", None) else str(err)
+        print(f"escalero {args.command}: error: {message}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("escalero: interrupted", file=sys.stderr)

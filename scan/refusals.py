@@ -10,15 +10,10 @@ from __future__ import annotations
 
 from escalero.scoring.errors import EscaleroError
 
-from escalero.i18n import translator
-
 
 def refusal_text(err: EscaleroError, lang: str) -> str:
     """The refusal's one line in `lang` (its own English text where there is none)."""
-    t = translator(lang)
-    if err.msgid is not None:
-        return t.gettext(err.msgid).format(**err.msg_params)
-    return t.gettext(str(err))
+    return err.text_in(lang)
 
 
 def in_language(err: EscaleroError, lang: str | None) -> EscaleroError:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from enum import IntEnum, StrEnum
 from typing import Any, ClassVar, Self
 
+from escalero.i18n import translator
+
 
 class ExitCode(IntEnum):
     """The documented exit codes of `escalero` (README.md, "Exit codes")."""
@@ -69,6 +71,14 @@ class EscaleroError(Exception):
         err = cls(msgid.format(**params))
         err.msgid, err.msg_params = msgid, params
         return err
+
+    def text_in(self, lang: str) -> str:
+        """This error's one line in `lang`: its catalog message, else its text as raised
+        where that is a msgid itself (a refusal), else its English text."""
+        t = translator(lang)
+        if self.msgid is not None:
+            return t.gettext(self.msgid).format(**self.msg_params)
+        return t.gettext(str(self))
 
     def details(self) -> dict[str, Any]:
         """Fields the web API adds to its {"error": message} body (none by default)."""

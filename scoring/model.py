@@ -30,6 +30,8 @@ from escalero.scoring.errors import InputFileError, UnknownRulesError
 from escalero.scoring.house import HouseRules
 from escalero.scoring.rulesets import Ruleset, get_ruleset
 
+from escalero.i18n import N_
+
 ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
 STRUCK_JSON = "x"
 # Marks a player may use for "struck" in JSON; "x" is what we write back.
@@ -214,16 +216,21 @@ def load_sheet(path: str | Path) -> Sheet:
             with Path(path).open(encoding="utf-8") as f:
                 text = f.read(MAX_SHEET_CHARS + 1)
     except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file; give the path of a sheet JSON file") from None
+        raise InputFileError.worded(N_("{path}: no such file; give the path of a sheet JSON "
+                                       "file"), path=path) from None
     except IsADirectoryError:
-        raise InputFileError(f"{path}: is a directory; give a sheet JSON file") from None
+        raise InputFileError.worded(N_("{path}: is a directory; give a sheet JSON file"),
+                                    path=path) from None
     except UnicodeDecodeError:
-        raise InputFileError(f"{path}: not a text file; give a sheet JSON file (UTF-8)") from None
+        raise InputFileError.worded(N_("{path}: not a text file; give a sheet JSON file "
+                                       "(UTF-8)"), path=path) from None
     except OSError as err:
-        raise InputFileError(f"{path}: cannot read it ({err.strerror})") from None
+        raise InputFileError.worded(N_("{path}: cannot read it ({why})"), path=path,
+                                    why=err.strerror) from None
     if len(text) > MAX_SHEET_CHARS:
-        raise InputFileError(f"{path}: far more than a sheet needs (at most "
-                             f"{MAX_SHEET_CHARS:,} characters are read); give a sheet JSON file")
+        raise InputFileError.worded(N_("{path}: far more than a sheet needs (at most {n} "
+                                       "characters are read); give a sheet JSON file"),
+                                    path=path, n=f"{MAX_SHEET_CHARS:,}")
     try:
         obj = parse_json(text)
     except InputFileError as err:

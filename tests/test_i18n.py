@@ -131,3 +131,11 @@ def test_a_photo_error_speaks_the_chosen_language(capsys, lang: str | None, miss
     err = capsys.readouterr().err.splitlines()
     assert missing in err[0] and "no-such-photo.jpg" in err[0]
     assert not_photo in err[1] and "README.md" in err[1]
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("de", "keine solche Datei"), ("es", "no existe ese archivo"), ("en", "no such file")])
+def test_a_sheet_file_error_speaks_the_chosen_language(capsys, lang: str, words: str) -> None:
+    assert escalero_main(["settle", str(ROOT / "no-such-sheet.json"), "--lang", lang]) == 3
+    err = capsys.readouterr().err
+    assert words in err and "no-such-sheet.json" in err and err.count("\n") == 1
