@@ -17,9 +17,14 @@ from escalero.cli import main as escalero_main
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_SHEET_PHOTO = ROOT / "samples" / "photos" / "14-no-sheet.jpg"
-# Words only German output has (Piatnik's terms and the scanner's own).
-GERMAN = re.compile(r"\b(Summe|Kolonnen?|gestrichen|leer|serviert|Spieler|Partiepunkte?|"
+# Words only German output has (Piatnik's terms and the scanner's own); "leer" (empty) is
+# also Spanish (to read), so only English output is checked for it.
+GERMAN = re.compile(r"\b(Summe|Kolonnen?|gestrichen|serviert|Spieler|Partiepunkte?|Kassa|"
                     r"Auszahlung|gelesen|prüfen|Feld(ern)?|Zahlungen|Spieltabelle)\b")
+
+
+def _german_in(text: str, lang: str) -> re.Match[str] | None:
+    return GERMAN.search(text) or (re.search(r"\bleer\b", text) if lang == "en" else None)
 
 
 def _catalog_tool() -> ModuleType:
@@ -117,7 +122,7 @@ def test_settle_and_rules_say_no_german_word_in_english_or_spanish(capsys, tmp_p
     assert escalero_main(["settle", str(path), "--lang", lang, "--stake", "0.5"]) == 0
     assert escalero_main(["rules", "--game", "escalero", "--lang", lang]) == 0
     out = capsys.readouterr().out
-    assert out and not GERMAN.search(out), GERMAN.search(out)
+    assert out and not _german_in(out, lang), _german_in(out, lang)
 
 
 @pytest.mark.parametrize("lang, missing, not_photo", [
@@ -139,3 +144,27 @@ def test_a_sheet_file_error_speaks_the_chosen_language(capsys, lang: str, words:
     assert escalero_main(["settle", str(ROOT / "no-such-sheet.json"), "--lang", lang]) == 3
     err = capsys.readouterr().err
     assert words in err and "no-such-sheet.json" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_web_pages_say_no_german_word_in_english_or_spanish(tmp_path: Path,
+                                                                lang: str) -> None:
+    pytest.importorskip("httpx")
+    from escalero.web.app import create_app
+    from escalero.web.config import WebConfig
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app(WebConfig(db_path=tmp_path / "ledger.sqlite3"))) as client:
+        for path in ("/", "/tafel", "/scan", "/print", "/ledger"):
+            page = client.get(path, params={"lang": lang})
+            assert page.status_code == 200, path
+            found = _german_in(page.text, lang)
+            assert not found, (path, found)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_scan_says_no_german_word_in_english_or_spanish(capsys, lang: str) -> None:
+    photo = ROOT / "samples" / "photos" / "02-3-players.jpg"
+    assert escalero_main(["scan", str(photo), "--lang", lang, "--stake", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert out and not _german_in(out, lang), _german_in(out, lang)
