@@ -16,7 +16,8 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from pathlib import Path
 
-from babel.numbers import format_currency, format_decimal
+from babel import Locale
+from babel.numbers import format_currency, format_decimal, format_percent
 
 LANGUAGES = ("de", "en", "es")
 DEFAULT_LANGUAGE = "de"
@@ -75,3 +76,13 @@ def money(amount: object, currency: str, lang: str, signed: bool = False) -> str
     except (InvalidOperation, ValueError):  # beyond what Decimal rounds: shown as stored
         text = f"{amount} {currency}"
     return f"+{text}" if signed and value > 0 else text
+
+
+def percent(value: Decimal, lang: str, digits: int = 0) -> str:
+    """`value` (0.996) as a percentage with `digits` decimals, as `lang` writes one:
+    "99,6 %" (de, es), "99.6%" (en)."""
+    loc = locale_of(lang)
+    pattern = Locale.parse(loc).percent_formats[None].pattern
+    if digits:  # CLDR's pattern has one integer 0 ("#,##0 %"): the decimals follow it
+        pattern = pattern.replace("0", "0." + "0" * digits, 1)
+    return format_percent(value, pattern, locale=loc)

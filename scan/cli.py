@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from escalero.scoring.model import MAX_NAME_LEN, TOTAL_ROW, column_name
 from escalero.scoring.money import check_currency, parse_stake
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
-from escalero.i18n import N_, pick_language, translator
+from escalero.i18n import N_, percent, pick_language, translator
 
 if TYPE_CHECKING:
     from escalero.scan.pipeline import ScanOptions
@@ -153,7 +154,8 @@ def format_scan(result: Any, lang: str = "de") -> str:
 def _status_line(result: Any, deciding: list[dict[str, Any]], lang: str) -> str:
     t, w = translator(lang), _words(lang)
     settlement = result.report["settlement"]
-    p = _percent(float(settlement.get("confidence", 0.0)), sure=bool(settlement.get("certain")))
+    p = _percent(float(settlement.get("confidence", 0.0)), lang,
+                 sure=bool(settlement.get("certain")))
     certainty = getattr(result, "certainty", None)
     if certainty is not None and not certainty.finished:
         empty = sum(1 for side in result.sheet.sides for col in side.columns
@@ -177,7 +179,7 @@ def _review_line(sheet: Any, item: dict[str, Any], lang: str, w: dict[str, str])
     alts = ", ".join(_show(v) for v in item.get("alternatives", [])[:3])
     note = f" [{item['note']}]" if item.get("note") else ""
     return (f"  {where}: {w['read']} {_show(item['read'])} "
-            f"({_percent(float(item['confidence']))})"
+            f"({_percent(float(item['confidence']), lang)})"
             + (f", {w['or']} {alts}" if alts else "") + note)
 
 
@@ -202,14 +204,14 @@ def _grid(result: Any, lang: str, w: dict[str, str]) -> list[str]:
     return lines
 
 
-def _percent(p: float, sure: bool = False) -> str:
+def _percent(p: float, lang: str, sure: bool = False) -> str:
     """99.6% stays 99.6% (not 100%): a flagged reading is never shown as sure; a certain
-    payout shows its nines (99.97%)."""
+    payout shows its nines (99.97%). Written as `lang` writes it ("99,6 %" in German)."""
     if sure and p >= 0.999:
-        return f"{min(99.99, int(p * 10000) / 100):.2f}%"
+        return percent(min(Decimal("0.9999"), Decimal(int(p * 10000)) / 10000), lang, 2)
     if p >= 0.99:
-        return f"{min(99.9, int(p * 1000) / 10):.1f}%"
-    return f"{p:.0%}"
+        return percent(min(Decimal("0.999"), Decimal(int(p * 1000)) / 1000), lang, 1)
+    return percent(Decimal(str(p)), lang)
 
 
 def _show(v: Any) -> str:

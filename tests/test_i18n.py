@@ -168,3 +168,14 @@ def test_a_scan_says_no_german_word_in_english_or_spanish(capsys, lang: str) -> 
     assert escalero_main(["scan", str(photo), "--lang", lang, "--stake", "0.5"]) == 0
     out = capsys.readouterr().out
     assert out and not _german_in(out, lang), _german_in(out, lang)
+
+
+@pytest.mark.parametrize("lang, money, share", [
+    ("de", "-€\u00a04,50", "99,6\u00a0%"), ("en", "-€4.50", "99.6%"),
+    ("es", "-4,50\u00a0€", "99,6\u00a0%")])
+def test_money_and_shares_as_each_language_writes_them(lang: str, money: str,
+                                                       share: str) -> None:
+    from decimal import Decimal
+
+    assert i18n.money("-4.50", "EUR", lang) == money
+    assert i18n.percent(Decimal("0.996"), lang, 1) == share
