@@ -21,6 +21,8 @@ from escalero.sheets.block import make_serials, plan_block
 from escalero.sheets.layout import PAPERS, SheetOptionError, build_layout
 from escalero.sheets.render import BACKS, SheetText, page_geometry, render_pdf
 
+from escalero.i18n import translator
+
 MAX_PAGES = 1000
 
 
@@ -91,11 +93,20 @@ def run(args: argparse.Namespace) -> int:
                 "offset_mm": list(offsets[1]),
             }
         _write(args.layout_json, (json.dumps(data, indent=1) + "\n").encode())
-    pages = args.pages * (2 if args.back else 1)
-    print(f"wrote {args.output}: {pages} page{'s' * (pages != 1)}, {len(serials)} sheet"
-          f"{'s' * (len(serials) != 1)} {layout.spec.paper.upper()} {layout.orientation}, "
-          f"serials {serials[0]}..{serials[-1]}")
+    print(_wrote(args, layout.spec.paper, layout.orientation, serials))
     return ExitCode.OK
+
+
+def _wrote(args: argparse.Namespace, paper: str, orientation: str, serials: list[str]) -> str:
+    """What was written, in the sheet's language: "block.pdf geschrieben: 3 Seiten, ..."."""
+    t = translator(args.lang)
+    pages = args.pages * (2 if args.back else 1)
+    shape = t.gettext("portrait") if orientation == "portrait" else t.gettext("landscape")
+    return t.gettext("wrote {output}: {pages}, {sheets} {paper} {orientation}, serials "
+                     "{first}..{last}").format(
+        output=args.output, pages=t.ngettext("{n} page", "{n} pages", pages).format(n=pages),
+        sheets=t.ngettext("{n} sheet", "{n} sheets", len(serials)).format(n=len(serials)),
+        paper=paper.upper(), orientation=shape, first=serials[0], last=serials[-1])
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -25,7 +25,8 @@ def test_block_with_names_pairs_and_layout_json(tmp_path, capsys):
     data = json.loads(js.read_text())
     assert data["sides"] == 3 and data["pairs"] and data["variant"] == ["strasse-25"]
     assert len(data["names"]) == 6
-    assert "wrote" in capsys.readouterr().out
+    # What was written, in the sheet's language (German by default), counted in words.
+    assert f"{out} geschrieben: 3 Seiten, 3 Spieltabellen A4" in capsys.readouterr().out
 
 
 def test_two_up_with_backs(tmp_path):
