@@ -12,10 +12,9 @@ import math
 from functools import cache
 from gettext import NullTranslations
 
-from escalero.i18n import DEFAULT_LANGUAGE, LANGUAGES, pick_language, translator
+from escalero.i18n import LANGUAGES, pick_language, translator
 
 LANGS = LANGUAGES
-DEFAULT_LANG = DEFAULT_LANGUAGE
 
 
 @cache
