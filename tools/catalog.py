@@ -10,6 +10,8 @@ German and Spanish text); the English catalog stays empty, English being the msg
 
 from __future__ import annotations
 
+import io
+import re
 import sys
 from pathlib import Path
 
@@ -57,10 +59,18 @@ def update(template: Catalog) -> None:
             locale=lang, domain=DOMAIN, project=DOMAIN, version=None, fuzzy=False,
             copyright_holder="the escalero authors")
         catalog.update(template, no_fuzzy_matching=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as f:
-            write_po(f, catalog, width=0, sort_by_file=True, ignore_obsolete=True,
-                     include_lineno=False)
+        out = io.BytesIO()
+        write_po(out, catalog, width=0, sort_by_file=True, ignore_obsolete=True,
+                 include_lineno=False)
+        if not path.exists() or _undated(out.getvalue()) != _undated(path.read_bytes()):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(out.getvalue())
+
+
+def _undated(po: bytes) -> bytes:
+    """A .po file without its header's extraction time: an unchanged catalog is not
+    rewritten just because it was extracted again."""
+    return re.sub(rb'"POT-Creation-Date: [^"]*"\n', b"", po)
 
 
 def compile_catalogs(source: Path = LOCALE, target: Path = LOCALE) -> None:
