@@ -38,10 +38,10 @@ def extract() -> Catalog:
     with open(ROOT / "babel.cfg", encoding="utf-8") as cfg:
         method_map, options_map = parse_mapping_cfg(cfg)
     template = Catalog(project=DOMAIN, domain=DOMAIN)
-    for filename, _line, message, comments, context in extract_from_dir(
+    for filename, line, message, comments, context in extract_from_dir(
             ROOT, method_map, options_map,
             directory_filter=lambda d: Path(d).relative_to(ROOT).parts[0] in PACKAGES):
-        template.add(message, None, [(filename, None)], auto_comments=comments,
+        template.add(message, None, [(filename, line)], auto_comments=comments,
                      context=context)
     return template
 
