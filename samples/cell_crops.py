@@ -14,13 +14,56 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-from escalero.samples.handwriting import Writer, render_entry
+from escalero.samples.handwriting import REAL_PENS, Writer, render_entry
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
 
-MARGIN_PX = 15  # scan.cells.CELL_MARGIN_MM (1.5 mm) at scan.rectify.PX_PER_MM (10 px/mm)
+MARGIN_PX = 15  # scan.rectify.CELL_MARGIN_MM (1.5 mm) at scan.rectify.PX_PER_MM (10 px/mm)
 # Bump when the cells drawn for the same seed change (a training cache keys on it).
 CELLS_VERSION = 2  # 2: grid lines as dark in the red channel as photos show them
 Entry = int | str | None
+
+
+@dataclass(frozen=True)
+class CellVariety:
+    """What real sheets show beyond the photo generator's own cells, for training the
+    reader (drawn only when asked for: without it the cells of a seed stay the same).
+
+    Each field is the share of cells (or writers) that get it, except `offset_mm`."""
+
+    real_pen: float = 0.0  # writers holding one of handwriting.REAL_PENS
+    dark_grid: float = 0.0  # grids printed dark (black, grey, green, blue), up to 0.6 mm
+    band: float = 0.0  # of those, a thick printed bar along one edge (a row's divider)
+    offset_mm: float = 1.0  # the box placed up to this far off (a second shift)
+    offset: float = 0.0  # cells placed up to offset_mm off
+    touching: float = 0.0  # numbers of 2-3 digits squeezed with touching digits
+    neighbour: float = 0.0  # a neighbour's number written close (0.5-2 mm past the box)
+    zero_strike: float = 0.0  # strikes written as a 0 or a slashed 0
+
+    def __post_init__(self) -> None:
+        for name in ("real_pen", "dark_grid", "band", "offset", "touching", "neighbour",
+                     "zero_strike"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"CellVariety.{name} is a share in [0, 1]")
+        if not 0.0 <= self.offset_mm <= 3.0:
+            raise ValueError("CellVariety.offset_mm must be 0-3 mm")
+
+    def key(self) -> str:
+        """A short text for a training cache's key."""
+        return "v" + "-".join(f"{getattr(self, f)}" for f in self.__dataclass_fields__)
+
+
+# The variety the reader is trained on for real hands (tools/train_digits.py --real).
+REAL_VARIETY = CellVariety(real_pen=0.35, dark_grid=0.2, band=0.15, offset_mm=2.0,
+                           offset=0.35, touching=0.25, neighbour=0.25, zero_strike=0.3)
+
+
+def real_pen(writer: Writer, rng: np.random.Generator) -> Writer:
+    """The writer with one of handwriting.REAL_PENS: markers write thicker, a light pencil
+    thinner."""
+    pen, ink, opacity = REAL_PENS[int(rng.integers(len(REAL_PENS)))]
+    weight = {"marker": 1.35, "pencil": 0.85}.get(pen.split("-")[0], 1.0)
+    return replace(writer, pen=pen, ink_bgr=ink, opacity=opacity,
+                   stroke=float(writer.stroke * weight * rng.uniform(0.9, 1.1)))
 
 
 @dataclass(frozen=True)
@@ -107,6 +150,36 @@ def _paper(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return page
 
 
+def _dark_grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
+               band: float) -> None:
+    """A grid printed dark, as on a bought block or a golf card: black, grey, green or blue
+    lines 0.1-0.6 mm wide, a little askew, sometimes a thick bar along one edge."""
+    x, y, w, h = box
+    colour = [(40, 40, 40), (90, 90, 90), (60, 120, 40), (140, 90, 40)][int(rng.integers(4))]
+    colour = tuple(int(np.clip(c + rng.normal(0, 15), 0, 255)) for c in colour)
+    ph, pw = page.shape[:2]
+    for side in range(4):
+        off = rng.uniform(-2, 10)
+        t = int(rng.integers(1, 7))
+        tilt = rng.normal(0, 0.012)
+        if side < 2:
+            px = x - off if side == 0 else x + w + off
+            p, q = (px - tilt * ph / 2, 0), (px + tilt * ph / 2, ph)
+        else:
+            py = y - off if side == 2 else y + h + off
+            p, q = (0, py - tilt * pw / 2), (pw, py + tilt * pw / 2)
+        cv2.line(page, (round(p[0]), round(p[1])), (round(q[0]), round(q[1])), colour, t,
+                 cv2.LINE_AA)
+    if rng.random() < band:
+        depth = int(rng.integers(8, 26))
+        bar = [(60, 130, 70), (60, 60, 60), (150, 110, 60)][int(rng.integers(3))]
+        if rng.random() < 0.5:
+            page[y + h + int(rng.integers(-4, 8)):][:depth] = bar
+        else:
+            top = y - int(rng.integers(-4, 8))
+            page[max(0, top - depth):top] = bar
+
+
 def _grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
     """Light-red lines just outside the writable box (the dropout colour).
 
@@ -166,11 +239,12 @@ def _fade_one_end(before: np.ndarray, after: np.ndarray, ink_box: tuple[int, int
 def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
                harsh: bool = False, box_size: tuple[int, int] | None = None,
                allowed: tuple[int, ...] | None = None, spill: float = 0.0,
-               faint: float = 0.0) -> CellSample:
+               faint: float = 0.0, variety: CellVariety | None = None) -> CellSample:
     """Render `entry` the way `writer` would and photograph it (mild or harsh conditions).
 
     With probability `spill` the writing is large and off-centre, over the grid lines and
     out of the crop, and neighbours' ink reaches in more often (seen in generated photos).
+    `variety` adds what real sheets show (CellVariety).
     """
     spilling = spill > 0 and rng.random() < spill
     if spilling:
@@ -180,11 +254,28 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     pad = MARGIN_PX + 40
     page = _paper(rng, (bh + 2 * pad, bw + 2 * pad))
     box = (pad, pad, bw, bh)
-    _grid(page, box, rng)
+    if variety is not None and rng.random() < variety.dark_grid:
+        _dark_grid(page, box, rng, variety.band)
+    else:
+        _grid(page, box, rng)
     if rng.random() < (0.5 if spilling else 0.15):  # a neighbour's ink may reach in
         dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 10), (0, -bh - 10)][int(rng.integers(4))]
         render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 100)), writer, rng)
-    if entry is not None:
+    if variety is not None and rng.random() < variety.neighbour:  # a neighbour close by
+        gap = int(rng.integers(5, 21))
+        dx, dy = [(bw + gap, 0), (-bw - gap, 0), (0, bh + gap), (0, -bh - gap)][
+            int(rng.integers(4))]
+        render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 300)),
+                     replace(writer, height=float(rng.uniform(0.6, 0.95))), rng)
+    if variety is not None and isinstance(entry, int) and entry >= 10 \
+            and rng.random() < variety.touching:  # squeezed, the digits touch
+        writer = replace(writer, spacing=float(rng.uniform(-0.3, -0.08)),
+                         overflow=float(rng.uniform(0.7, 0.9)))
+    if entry == "x" and variety is not None and rng.random() < variety.zero_strike:
+        render_entry(page, box, 0, writer, rng)  # a 0 for "nothing here"...
+        if rng.random() < 0.4:  # ...or a 0 struck through
+            render_entry(page, box, "x", replace(writer, strike="slash"), rng)
+    elif entry is not None:
         before = page.copy() if faint > 0 else None
         ink_box = render_entry(page, box, entry, writer, rng)
         if (before is not None and ink_box is not None and isinstance(entry, int)
@@ -210,6 +301,8 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
 
     # The rectification back to 10 px/mm, a little off in position, scale and angle.
     shift = 10.0 if harsh else 5.0
+    if variety is not None and rng.random() < variety.offset:  # placement error
+        shift = variety.offset_mm * 10.0
     cw, ch = bw + 2 * MARGIN_PX, bh + 2 * MARGIN_PX
     ang = np.deg2rad(rng.normal(0, 1.5 if harsh else 0.8))
     s = rng.uniform(0.96, 1.04)

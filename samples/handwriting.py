@@ -62,6 +62,25 @@ PUB_PENS = HARSH_PENS + (
     ("felt-pink", (150, 70, 220), 1.0),
 )
 
+# Pen models seen on real sheets, for training the reader only (the photo generator's
+# levels keep theirs): light grainy pencil, thick markers that bleed into the paper,
+# ballpoints with pressure gaps, and inks the red channel shows faint. The name's first
+# word picks the model in `_blend`.
+REAL_PENS = (
+    ("pencil-light", (112, 112, 118), 0.65),
+    ("pencil-light", (85, 85, 90), 0.75),
+    ("marker-black", (25, 25, 25), 1.0),
+    ("marker-blue", (140, 60, 20), 1.0),
+    ("marker-red", (40, 30, 200), 1.0),
+    ("marker-green", (50, 140, 20), 1.0),
+    ("gappy-blue", (150, 62, 22), 0.95),
+    ("gappy-black", (40, 36, 34), 0.95),
+    ("gappy-red", (45, 35, 185), 0.95),
+    ("ballpoint-green", (70, 130, 30), 0.95),
+    ("ballpoint-purple", (130, 40, 110), 0.95),
+    ("felt-pink", (150, 70, 220), 1.0),
+)
+
 Box = tuple[int, int, int, int]
 
 
@@ -322,8 +341,20 @@ def _blend(page: np.ndarray, alpha: np.ndarray, x0: int, y0: int, writer: Writer
     if xa >= xb or ya >= yb:
         return None
     a = alpha[ya - y0:yb - y0, xa - x0:xb - x0] * writer.opacity
+    model = writer.pen.split("-")[0]
+    if model == "marker":  # thick felt: the ink bleeds into the paper around the stroke
+        a = np.ascontiguousarray(a)
+        a = cv2.GaussianBlur(cv2.dilate(a, np.ones((3, 3), np.uint8),
+                                        iterations=int(rng.integers(1, 3))), (0, 0), 1.2)
+        a = np.clip(a * 1.3, 0.0, 1.0)
     if writer.pen == "pencil":  # graphite leaves grain
         a = a * rng.uniform(0.6, 1.0, a.shape).astype(np.float32)
+    elif model == "pencil":  # pressed lightly: coarser grain, gaps in the stroke
+        a = a * rng.uniform(0.35, 1.0, a.shape).astype(np.float32)
+    elif model == "gappy":  # a ballpoint that skips: smooth gaps along the stroke
+        gaps = cv2.GaussianBlur(rng.random(a.shape, dtype=np.float32), (0, 0), 2.5)
+        gaps = (gaps - gaps.min()) / max(float(np.ptp(gaps)), 1e-6)
+        a = a * np.clip((gaps - 0.25) * 2.5, 0.1, 1.0)
     else:  # ballpoints skip a little, unevenly
         a = a * (1.0 - 0.15 * rng.random(a.shape, dtype=np.float32) ** 4)
     ink = np.asarray(writer.ink_bgr, np.float32) / 255.0

@@ -28,8 +28,11 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from escalero.samples.cell_crops import (  # noqa: E402
     CELLS_VERSION,
+    REAL_VARIETY,
+    CellVariety,
     narrow_box,
     random_entry,
+    real_pen,
     synth_cell,
     training_entry,
 )
@@ -49,10 +52,11 @@ from torch import nn  # noqa: E402
 
 from tools.features_output import add_features_output  # noqa: E402
 
+Job = tuple[int, str, int, float, bool, float, str, float, float, float, CellVariety | None]
 
-def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float, float]
-                ) -> tuple[np.ndarray, list, list]:
-    n, split, seed, harsh_share, row_aware, spill, source, faint, narrow, elastic = job
+
+def _make_chunk(job: Job) -> tuple[np.ndarray, list, list]:
+    n, split, seed, harsh_share, row_aware, spill, source, faint, narrow, elastic, variety = job
     rng = np.random.default_rng(seed)
     x = np.zeros((n, INPUT_H, INPUT_W), np.float32)
     entries: list = []
@@ -63,6 +67,8 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float,
             writer = make_writer(rng, split, source=source)
             if elastic > 0:  # (drawn only when asked for, as narrow below)
                 writer = replace(writer, elastic=float(rng.uniform(0.0, elastic)))
+            if variety is not None and rng.random() < variety.real_pen:
+                writer = real_pen(writer, rng)
         if row_aware:
             entry, allowed = random_entry(rng)
         else:
@@ -70,7 +76,7 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float,
         # (Drawn only when asked for: the earlier recipes' cells stay the same.)
         box = narrow_box(rng) if narrow > 0 and rng.random() < narrow else None
         sample = synth_cell(rng, writer, entry, harsh=rng.random() < harsh_share, spill=spill,
-                            faint=faint, box_size=box)
+                            faint=faint, box_size=box, variety=variety)
         x[i] = preprocess(sample.image)
         entries.append(entry)
         alloweds.append(allowed)
@@ -79,13 +85,14 @@ def _make_chunk(job: tuple[int, str, int, float, bool, float, str, float, float,
 
 def make_set(n: int, split: str, seed: int, harsh_share: float, row_aware: bool,
              workers: int = 1, spill: float = 0.0, source: str = "mnist", faint: float = 0.0,
-             narrow: float = 0.0, elastic: float = 0.0) -> tuple[np.ndarray, list, list]:
+             narrow: float = 0.0, elastic: float = 0.0, variety: CellVariety | None = None
+             ) -> tuple[np.ndarray, list, list]:
     """n preprocessed crops, their entries and their rows' allowed values (chunked, so
     the result does not depend on the number of workers)."""
     size = 2000
-    jobs = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware, spill, source,
-             faint, narrow, elastic)
-            for s in range(0, n, size)]
+    jobs: list[Job] = [(min(size, n - s), split, seed * 100003 + s, harsh_share, row_aware,
+                        spill, source, faint, narrow, elastic, variety)
+                       for s in range(0, n, size)]
     if workers > 1:
         with multiprocessing.Pool(workers) as pool:
             parts = pool.map(_make_chunk, jobs)
@@ -252,11 +259,13 @@ def recalibrate(args: argparse.Namespace) -> None:
         meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
                           workers=args.threads, spill=args.spill / 2, source=args.calib_source,
-                          faint=args.faint / 2)
+                          faint=args.faint / 2,
+                          variety=REAL_VARIETY if args.calib_real else None)
     calib = fit_calibration(run_members(xc, members(onnx_path)), ec, ac, args.target,
                             args.target_total)
     meta = {k: v for k, v in meta.items() if not k.startswith("calibration")}
-    meta.update(calib, calib_seed=args.seed + 1000, calib_source=args.calib_source)
+    meta.update(calib, calib_seed=args.seed + 1000, calib_source=args.calib_source,
+                calib_real=bool(args.calib_real))
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(calib, indent=1))
 
@@ -292,6 +301,12 @@ def _parser() -> argparse.ArgumentParser:
                     help="training writers' glyphs: MNIST, pen strokes or mixed (per writer)")
     ap.add_argument("--calib-source", choices=SOURCES, default="mnist",
                     help="calibration writers' glyphs (eval pools)")
+    ap.add_argument("--real", action="store_true",
+                    help="cells with what real sheets show (samples.cell_crops.REAL_VARIETY): "
+                         "pen models, dark grids, boxes 2 mm off, touching digits, close "
+                         "neighbours, 0 as a strike; with --calib-real the calibration too")
+    ap.add_argument("--calib-real", action="store_true",
+                    help="calibration cells with REAL_VARIETY as well")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
     ap.add_argument("--recalibrate", action="store_true",
                     help="only refit calibration of OUT/digits.onnx (no torch needed)")
@@ -306,6 +321,7 @@ def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
         "" if args.source == "mnist" else f"-{args.source}") + (
         f"-narrow{args.narrow}" if args.narrow else "") + (
         f"-elastic{args.elastic}" if args.elastic else "") + (
+        f"-{REAL_VARIETY.key()}" if args.real else "") + (
         f"-cells{CELLS_VERSION}-pre{PREPROCESS_VERSION}")
     data = np.load(args.cache, allow_pickle=True) if args.cache.exists() else None
     if data is not None and data["key"] == key:
@@ -313,7 +329,8 @@ def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
     else:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
                                  workers=args.threads, spill=args.spill, source=args.source,
-                                 faint=args.faint, narrow=args.narrow, elastic=args.elastic)
+                                 faint=args.faint, narrow=args.narrow, elastic=args.elastic,
+                                 variety=REAL_VARIETY if args.real else None)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     return x, t
@@ -403,13 +420,15 @@ def main() -> None:
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
                           workers=args.threads, spill=args.spill / 2, source=args.calib_source,
-                          faint=args.faint / 2)
+                          faint=args.faint / 2,
+                          variety=REAL_VARIETY if args.calib_real else None)
     calib = fit_calibration(predict(model, xc), ec, ac, args.target, args.target_total)
     print("calibration:", json.dumps(calib), flush=True)
     onnx_path = _export(model, xc, args)
     meta = {**calib, "calib_seed": args.seed + 1000, "calib_source": args.calib_source,
             "input": [INPUT_H, INPUT_W], "train_cells": int(len(x)), "source": args.source,
-            "epochs": epoch, "steps": step, "seed": args.seed,
+            "epochs": epoch, "steps": step, "seed": args.seed, "real": bool(args.real),
+            "calib_real": bool(args.calib_real),
             "train_seconds": round(time.time() - t0),
             "torch": torch.__version__}
     (args.out / "digits.json").write_text(json.dumps(meta, indent=1) + "\n")
