@@ -1,0 +1,67 @@
+"""samples.cell_crops.CellVariety: the training cells' share of what real sheets show."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from escalero.samples.cell_crops import REAL_VARIETY, CellVariety, real_pen, synth_cell
+from escalero.samples.handwriting import REAL_PENS, make_writer
+
+BOX = (200, 120)
+
+
+def _cell(variety: CellVariety | None, entry: object, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    writer = make_writer(rng, "train")
+    return synth_cell(rng, writer, entry, box_size=BOX, variety=variety).image
+
+
+def test_no_variety_draws_the_same_cells_as_before() -> None:
+    # The photo generator and the earlier recipes pass no variety: their cells must not move.
+    rng = np.random.default_rng(3)
+    writer = make_writer(rng, "train")
+    plain = synth_cell(rng, writer, 47, box_size=BOX).image
+    assert np.array_equal(plain, _cell(None, 47))
+
+
+@pytest.mark.parametrize("field", ["real_pen", "dark_grid", "offset", "touching", "zero_strike"])
+def test_shares_outside_zero_to_one_are_refused(field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        CellVariety(**{field: 1.5})
+
+
+def test_a_strike_written_as_zero_leaves_ink_where_a_dash_would_not_reach() -> None:
+    zero = CellVariety(zero_strike=1.0)
+    inks = [255 - _cell(zero, "x", seed).min(axis=2) for seed in range(6)]
+    # A 0 is a closed loop: ink above and below the middle row of the box.
+    tall = [int((ink[15:135, 15:215] > 90).any(axis=1).sum()) for ink in inks]
+    assert min(tall) >= 25, tall
+
+
+def test_dark_grids_are_dark_in_the_red_channel() -> None:
+    dark = CellVariety(dark_grid=1.0)
+    red_dark = [_cell(dark, None, seed)[:, :, 2] for seed in range(4)]
+    red_light = [_cell(None, None, seed)[:, :, 2] for seed in range(4)]
+    assert min(int(r.min()) for r in red_dark) < min(int(r.min()) for r in red_light)
+    assert max(int(r.min()) for r in red_dark) < 120
+
+
+def test_markers_write_heavier_than_the_writer_and_a_light_pencil_lighter() -> None:
+    rng = np.random.default_rng(5)
+    writer = make_writer(rng, "train")
+    pens = {real_pen(writer, np.random.default_rng(s)).pen for s in range(200)}
+    assert pens == {p[0] for p in REAL_PENS}
+    ink = {}
+    for pen, colour, opacity in (REAL_PENS[2], REAL_PENS[0]):  # marker-black, pencil-light
+        w = replace(writer, pen=pen, ink_bgr=colour, opacity=opacity)
+        image = synth_cell(np.random.default_rng(9), w, 8, box_size=BOX).image
+        grey = image.min(axis=2).astype(float)
+        ink[pen] = float(np.clip(np.median(grey) - grey, 0, None).sum())  # below the paper
+    assert ink["marker-black"] > 1.5 * ink["pencil-light"]
+
+
+def test_the_real_variety_is_valid_and_names_its_cache() -> None:
+    assert REAL_VARIETY.offset_mm == 2.0
+    assert REAL_VARIETY.key() != CellVariety().key()
