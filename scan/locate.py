@@ -37,6 +37,9 @@ NO_SHEET = N_("no score sheet found: hold the phone so all four corner marks "
 class MarkerHit:
     id: int  # as printed: version 1 sheets 0-3, later ones also name the layout
     corners: np.ndarray  # (4, 2) float32, photo px, ArUco corner order
+    # The id was not decoded but matched: a mark too blurred to decode, found by its shape
+    # and read against the ids the decoded ones allow (scan.blurred_marks).
+    matched: bool = False
 
     @property
     def corner(self) -> int | None:
@@ -154,7 +157,8 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
                ) -> tuple[MarkerHit, ...]:
     """`markers` and those found where the best-fitting page frames put the missing ones
     (see LOOK_AGAIN_ZOOM), when only two were found; a find that would not fit the frame
-    with the others is no mark."""
+    with the others is no mark. Where neither is decoded there, both may still be found by
+    their shape and matched to the one id pair that fits (scan.blurred_marks)."""
     if len(markers) != 2 or not fits:
         return markers
     gray = gray_of(image)
@@ -172,6 +176,12 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
                     found[mark.id] = hit
         if len(found) == 4:
             break
+    if len(found) == 2:  # both still missing: too blurred to decode, maybe not to see
+        from escalero.scan.blurred_marks import find_blurred_marks
+
+        shaped = find_blurred_marks(gray, {c: (m.id, m.corners) for c, m in found.items()
+                                           if c is not None}, fits)
+        found.update({c: MarkerHit(i, pts, matched=True) for c, (i, pts) in shaped.items()})
     return tuple(found[c] for c in sorted(c for c in found if c is not None))
 
 

@@ -1,0 +1,341 @@
+"""Corner marks too blurred to decode: found by their shape, read against the few ids left.
+
+A blurred, tilted photo may decode only the two near corner marks; the far two are plain
+black squares a person sees at the paper's corners, but their 4x4 bits are too soft for
+the ArUco detector (issue 35). Two decoded ids do not name the layout: each corner carries
+one base-11 digit of the layout's number and the fourth a check digit, so two known digits
+leave 11 pairs for the other two, of which several name printable sheets on the same page
+(two ids of a 2-player A4 sheet also fit 3 and 4 players, and 2 or 3 pairs).
+
+So each missing mark is looked for as a mark-shaped dark blob where the frame fits put it
+(`_blob`: a dark, nearly square region of the expected size with a light quiet zone), its
+outline gives its four corners, and the two blobs are then read together against the
+id pairs the check digit allows (`_match`): the photo's mark, warped square, against each
+candidate's printed pattern blurred alike. The pair is taken only if it is clearly the best
+and every pattern fits, and the four marks fit that layout's page frame to a fraction of a
+millimetre; else the two decoded marks are all there is, and the sheet is refused as before.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, fields
+
+import cv2
+import numpy as np
+from escalero.scan.geometry import PageFrame, page_frame
+from escalero.sheets.layout import (
+    MARKER_ID_BASE,
+    MARKER_RADIX,
+    build_layout,
+    spec_from_marker_ids,
+)
+
+
+@dataclass(frozen=True)
+class BlobSettings:
+    """When a dark blob is a corner mark and when its pattern names an id."""
+
+    # Where to look: the window's half side, in expected mark sides. The two near marks'
+    # fits put the far ones within 1.2 sides on the 4 pub photos of seed 7600000 they miss.
+    reach: float = 3.0
+    # The blob's area over the mark's area where the frame fits put it (perspective kept).
+    # Blur rounds and thresholding shifts the edge: 0.79-1.12 on 48 marks of pub photos.
+    area_range: tuple[float, float] = (0.6, 1.6)
+    # Its corners (centred on the prediction) may each stray this share of the side: the
+    # two-mark fit's perspective is rough (0.05-0.22 seen).
+    max_corner_shift: float = 0.35
+    min_solidity: float = 0.88  # blob area / convex hull area: a square, not a smudge
+    # The quiet zone (a ring 0.05-0.18 sides out) must be paper: this share of its pixels
+    # at most darker than halfway from paper to the mark's black.
+    max_dark_ring: float = 0.08
+    min_contrast: float = 40.0  # grey levels from the mark's black to its paper
+    # Reading the pair: NCC of each warped mark with its candidate's blurred pattern
+    # (0.74-0.97 for the right id on 48 marks of pub photos, wrong ids up to 0.55), and the
+    # best pair's summed NCC over the runner-up pair's.
+    min_ncc: float = 0.65
+    min_margin: float = 0.3
+    # The four marks' homography (16 corners): RMS misfit on the page, mm. Bent paper
+    # moves marks a little: up to 0.45 mm seen on the pub photos; a stray square, far more.
+    max_rms_mm: float = 0.8
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            values = value if isinstance(value, tuple) else (value,)
+            if any(v <= 0 for v in values):
+                raise ValueError(f"BlobSettings.{f.name} must be positive, got {value}")
+        if not self.area_range[0] < 1.0 < self.area_range[1]:
+            raise ValueError("BlobSettings.area_range must hold 1.0")
+
+
+BLOBS = BlobSettings()
+_PX_PER_MODULE = 10  # the mark (6 x 6 modules: border and 4 x 4 bits) is read at this size
+_SIGMAS = (2.0, 3.5, 5.0, 7.0)  # blurs tried on the patterns, px at _PX_PER_MODULE
+_SHIFT = 2  # px at _PX_PER_MODULE each way: the blob's corners are known to ~0.2 modules
+MAX_FRAMES = 3  # page frames tried, best fitting first (as many as two marks fit closely)
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A mark found by its shape: its corners (photo px, TL TR BR BL as printed)."""
+
+    corner: int
+    corners: np.ndarray  # (4, 2) float32
+
+
+def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]],
+                       fits: list[tuple[float, np.ndarray, PageFrame]],
+                       settings: BlobSettings = BLOBS) -> dict[int, tuple[int, np.ndarray]]:
+    """corner -> (id, corners px) of the two missing marks, or {} where the evidence is not
+    enough. `known`: corner -> (id, corners px) of exactly two decoded marks (layout
+    version 2 ids); `fits`: their page frame fits (locate.frame_fits), best first."""
+    if len(known) != 2 or not all(_digit(i) is not None for i, _ in known.values()):
+        return {}
+    choices = _id_choices(tuple(sorted((c, i) for c, (i, _) in known.items())))
+    frames = [fit for fit in fits[:MAX_FRAMES] if any(f == fit[2] for _, f in choices)]
+    missing = [c for c in range(4) if c not in known]
+    # Blobs where any fitting frame puts each missing mark: two marks on one side fix the
+    # far side's perspective poorly, and another frame's guess may lie nearer.
+    found: dict[int, list[np.ndarray]] = {c: [] for c in missing}
+    for _err, hom, frame in frames:
+        for c in missing:
+            blob = _blob(gray, hom, frame.markers[c].corners, settings)
+            if blob is not None and not any(
+                    np.linalg.norm(blob.mean(axis=0) - b.mean(axis=0)) < 2 for b in found[c]):
+                found[c].append(blob)
+    results: list[tuple[float, float, dict[int, int], dict[int, np.ndarray]]] = []
+    for _err, _hom, frame in frames:
+        pairs = [ids for ids, f in choices if f == frame]
+        for first in found[missing[0]]:
+            for second in found[missing[1]]:
+                blobs = {missing[0]: first, missing[1]: second}
+                corners = {**{c: pts for c, (_, pts) in known.items()}, **blobs}
+                if _rms_mm(frame, corners) <= settings.max_rms_mm:
+                    results.extend((score, worst, ids, blobs)
+                                   for score, worst, ids in _match(gray, blobs, pairs))
+    if not results:
+        return {}
+    results.sort(key=lambda r: -r[0])
+    score, worst, ids, blobs = results[0]
+    # Every id pair the check digit allows is a rival (a lone one: a blank pattern's score).
+    runner_up = results[1][0] if len(results) > 1 else 0.0
+    if worst < settings.min_ncc or score - runner_up < settings.min_margin:
+        return {}
+    return {c: (ids[c], blobs[c]) for c in blobs}
+
+
+def _digit(marker_id: int) -> int | None:
+    if MARKER_ID_BASE <= marker_id < MARKER_ID_BASE + 4 * MARKER_RADIX:
+        return (marker_id - MARKER_ID_BASE) % MARKER_RADIX
+    return None
+
+
+@functools.cache
+def _id_choices(decoded: tuple[tuple[int, int], ...]
+                ) -> tuple[tuple[dict[int, int], PageFrame], ...]:
+    """The (corner -> id of each missing corner, page frame) of every printable layout the
+    two (corner, id) `decoded` allow: one digit free, the check digit fixing the other."""
+    known = dict(decoded)
+    missing = [c for c in range(4) if c not in known]
+    total = sum((i - MARKER_ID_BASE) % MARKER_RADIX for i in known.values())
+    out = []
+    for d in range(MARKER_RADIX):
+        ids = {missing[0]: MARKER_ID_BASE + MARKER_RADIX * missing[0] + d,
+               missing[1]: MARKER_ID_BASE + MARKER_RADIX * missing[1]
+               + (-total - d) % MARKER_RADIX}
+        spec = spec_from_marker_ids([*known.values(), *ids.values()])
+        if spec is not None:
+            out.append((ids, page_frame(build_layout(spec))))
+    return tuple(out)
+
+
+def _blob(gray: np.ndarray, hom: np.ndarray, corners_mm: tuple[tuple[float, float], ...],
+          settings: BlobSettings) -> np.ndarray | None:
+    """The corners (photo px) of the dark mark-shaped blob nearest where `hom` puts the
+    mark with `corners_mm`, or None."""
+    want = cv2.perspectiveTransform(np.array([corners_mm], np.float64), hom)[0]
+    side = float(np.mean(np.linalg.norm(want - np.roll(want, 1, axis=0), axis=1)))
+    centre = want.mean(axis=0)
+    if side < 8:
+        return None
+    reach = settings.reach * side
+    h, w = gray.shape[:2]
+    x0, y0 = int(max(0, centre[0] - reach)), int(max(0, centre[1] - reach))
+    x1, y1 = int(min(w, centre[0] + reach)), int(min(h, centre[1] + reach))
+    if x1 - x0 < 2 * side or y1 - y0 < 2 * side:
+        return None
+    win = cv2.GaussianBlur(gray[y0:y1, x0:x1], (0, 0), 1.0)
+    block = int(2 * side) | 1
+    dark = cv2.adaptiveThreshold(win, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                 block, 10)
+    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    area_want = abs(cv2.contourArea(want.astype(np.float32)))
+    best: tuple[float, np.ndarray] | None = None
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not settings.area_range[0] <= area / area_want <= settings.area_range[1]:
+            continue
+        quad = _quad(win, contour + 0)  # re-traced at the blob's own mid grey
+        if quad is None:
+            continue
+        quad += np.array([x0, y0], np.float32)
+        shift = _corner_shift(quad, want)
+        if shift is None or shift[0] > settings.max_corner_shift * side:
+            continue
+        if not _quiet(gray, quad, settings):
+            continue
+        dist = float(np.linalg.norm(quad.mean(axis=0) - centre))
+        if best is None or dist < best[0]:
+            best = (dist, shift[1])
+    return None if best is None else best[1]
+
+
+def _quad(win: np.ndarray, contour: np.ndarray) -> np.ndarray | None:
+    """The blob's four corners (window px), its outline re-traced halfway between its black
+    and the paper around it (a blurred edge's true place), or None if not square enough."""
+    x, y, bw, bh = cv2.boundingRect(contour)
+    pad = max(bw, bh) // 3 + 2
+    ax, ay = max(0, x - pad), max(0, y - pad)
+    patch = win[ay:y + bh + pad, ax:x + bw + pad]
+    mask = np.zeros(patch.shape, np.uint8)
+    cv2.drawContours(mask, [contour - [ax, ay]], -1, 255, -1)
+    near = cv2.dilate(mask, np.ones((3, 3), np.uint8)) > 0
+    ring = (cv2.dilate(mask, np.ones((pad, pad), np.uint8)) > 0) & ~near
+    if not mask.any() or not ring.any():
+        return None
+    black = float(np.percentile(patch[mask > 0], 10))
+    paper = float(np.median(patch[ring]))
+    mid = (black + paper) / 2
+    core = ((patch < mid) & near).astype(np.uint8)
+    found, _ = cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not found:
+        return None
+    outline = max(found, key=cv2.contourArea)
+    hull = cv2.convexHull(outline)
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0 or cv2.contourArea(outline) / hull_area < BLOBS.min_solidity:
+        return None
+    approx = cv2.approxPolyDP(hull, 0.06 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+    if len(approx) != 4:
+        return None
+    return _edge_corners(outline.reshape(-1, 2).astype(np.float32), approx) + [ax, ay]
+
+
+def _edge_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
+    """Corners where lines fitted to the outline's four sides meet (blur rounds a square's
+    corners inwards; its straight sides stay where they were)."""
+    lines = []
+    for k in range(4):
+        a, b = approx[k].astype(np.float32), approx[(k + 1) % 4].astype(np.float32)
+        length = float(np.linalg.norm(b - a))
+        along = (points - a) @ (b - a) / max(length ** 2, 1e-6)
+        off = np.abs(np.cross(b - a, points - a)) / max(length, 1e-6)
+        side = points[(along > 0.2) & (along < 0.8) & (off < 0.15 * length)]
+        if len(side) < 3:
+            return approx.astype(np.float32)
+        vx, vy, px, py = cv2.fitLine(side, cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([px, py]), np.array([vx, vy])))
+    out = []
+    for k in range(4):
+        (p1, v1), (p2, v2) = lines[k - 1], lines[k]
+        det = v1[0] * -v2[1] + v2[0] * v1[1]
+        if abs(det) < 1e-6:
+            return approx.astype(np.float32)
+        t = ((p2 - p1)[0] * -v2[1] + v2[0] * (p2 - p1)[1]) / det
+        out.append(p1 + t * v1)
+    return np.array(out, np.float32)
+
+
+def _corner_shift(quad: np.ndarray, want: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """(largest corner misfit px once centred, the quad in the order of `want`): the
+    rotation of the blob's corners that matches the predicted ones, same winding."""
+    if np.cross(quad[1] - quad[0], quad[2] - quad[1]) * np.cross(
+            want[1] - want[0], want[2] - want[1]) < 0:
+        quad = quad[::-1]
+    rel_want = want - want.mean(axis=0)
+    best = None
+    for k in range(4):
+        q = np.roll(quad, -k, axis=0)
+        misfit = float(np.max(np.linalg.norm(q - q.mean(axis=0) - rel_want, axis=1)))
+        if best is None or misfit < best[0]:
+            best = (misfit, q.astype(np.float32))
+    return best
+
+
+def _quiet(gray: np.ndarray, quad: np.ndarray, settings: BlobSettings) -> bool:
+    """True when the mark is black on paper and the quiet zone around it is paper."""
+    centre = quad.mean(axis=0)
+    inner = (quad - centre) * 1.1 + centre
+    outer = (quad - centre) * 1.36 + centre
+    x0, y0 = np.maximum(outer.min(axis=0).astype(int) - 1, 0)
+    x1, y1 = outer.max(axis=0).astype(int) + 2
+    patch = gray[y0:y1, x0:x1]
+    if patch.size == 0 or x1 > gray.shape[1] or y1 > gray.shape[0]:
+        return False
+    off = np.array([x0, y0], np.float32)
+    ring = np.zeros(patch.shape, np.uint8)
+    cv2.fillConvexPoly(ring, np.round(outer - off).astype(np.int32), 255)
+    cv2.fillConvexPoly(ring, np.round(inner - off).astype(np.int32), 0)
+    body = np.zeros(patch.shape, np.uint8)
+    cv2.fillConvexPoly(body, np.round((quad - centre) * 0.9 + centre - off).astype(np.int32), 255)
+    if not ring.any() or not body.any():
+        return False
+    paper = float(np.median(patch[ring > 0]))
+    black = float(np.percentile(patch[body > 0], 10))
+    if paper - black < settings.min_contrast:
+        return False
+    dark = patch[ring > 0] < (paper + black) / 2
+    return float(dark.mean()) <= settings.max_dark_ring
+
+
+def _rms_mm(frame: PageFrame, corners: dict[int, np.ndarray]) -> float:
+    """RMS misfit (mm, on the page) of the marks' corners under their joint homography."""
+    src = np.array([p for c in sorted(corners) for p in frame.markers[c].corners], np.float32)
+    dst = np.concatenate([corners[c] for c in sorted(corners)]).astype(np.float32)
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        return float("inf")
+    back = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), np.linalg.inv(hom)).reshape(-1, 2)
+    return float(np.sqrt(np.mean(np.sum((back - src) ** 2, axis=1))))
+
+
+@functools.cache
+def _template(marker_id: int, sigma: float) -> np.ndarray:
+    """The printed mark's inner 4 x 4 bits with half a module of border around, blurred by
+    `sigma`, at _PX_PER_MODULE (float32, 0 black .. 1 white)."""
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    m = _PX_PER_MODULE
+    mark = cv2.aruco.generateImageMarker(dictionary, marker_id, 6 * m, borderBits=1)
+    blurred = cv2.GaussianBlur(mark.astype(np.float32) / 255, (0, 0), sigma)
+    return blurred[m // 2:6 * m - m // 2, m // 2:6 * m - m // 2].copy()
+
+
+def _warped(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The mark in `corners` warped square at _PX_PER_MODULE: its 4 x 4 bits with half a
+    module of border and _SHIFT px more each way (room for the shifts tried)."""
+    m, pad = _PX_PER_MODULE, _PX_PER_MODULE // 2 - _SHIFT
+    n = 6 * m
+    square = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32) - pad
+    to_square = cv2.getPerspectiveTransform(corners.astype(np.float32), square)
+    size = n - 2 * pad
+    return cv2.warpPerspective(gray, to_square, (size, size), flags=cv2.INTER_LINEAR,
+                               borderValue=255).astype(np.float32)
+
+
+def _score(patch: np.ndarray, marker_id: int) -> float:
+    """How well the warped mark shows `marker_id`: the best NCC of its bits over blurs and
+    small shifts (the border, the same for every id, is left out)."""
+    return max(float(cv2.matchTemplate(patch, _template(marker_id, sigma),
+                                       cv2.TM_CCOEFF_NORMED).max()) for sigma in _SIGMAS)
+
+
+def _match(gray: np.ndarray, blobs: dict[int, np.ndarray], pairs: list[dict[int, int]]
+           ) -> list[tuple[float, float, dict[int, int]]]:
+    """(summed NCC, the lower mark's NCC, ids) of each id pair in `pairs`."""
+    patches = {c: _warped(gray, pts) for c, pts in blobs.items()}
+    out = []
+    for ids in pairs:
+        each = [_score(patches[c], ids[c]) for c in blobs]
+        out.append((sum(each), min(each), ids))
+    return out
