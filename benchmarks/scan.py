@@ -47,6 +47,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from escalero.samples.foreign import KINDS, ForeignRequest, make_foreign_photo
 from escalero.samples.handwriting import SOURCES
 from escalero.samples.make_photos import (
     Request,
@@ -58,6 +59,8 @@ from escalero.scoring.model import CellKey
 
 # samples/photos and the tests use small seeds; these never meet them.
 SEED_BASE = {"mild": 910_000, "harsh": 920_000, "pub": 930_000}
+# Sheets this project did not print (samples.foreign), per kind: --foreign.
+FOREIGN_SEED_BASE = {"block": 940_000, "hand": 950_000}
 CACHE = Path(tempfile.gettempdir()) / "escalero-bench-photos"
 
 @dataclass
@@ -97,7 +100,8 @@ def generator_version() -> str:
     from escalero import samples, sheets
 
     digest = hashlib.sha256()
-    for name in ("games.py", "camera.py", "handwriting.py", "strokes.py", "make_photos.py"):
+    for name in ("games.py", "camera.py", "handwriting.py", "strokes.py", "make_photos.py",
+                 "foreign.py"):
         digest.update((Path(samples.__file__).parent / name).read_bytes())
     for name in ("layout.py", "render.py"):
         digest.update((Path(sheets.__file__).parent / name).read_bytes())
@@ -105,30 +109,36 @@ def generator_version() -> str:
 
 
 def photo_dir(level: str, seed: int, megapixels: float | None = None, source: str = "mnist",
-              players: int | None = None) -> Path:
+              players: int | None = None, foreign: str | None = None) -> Path:
     """Where a set's photos are cached (the generator's version in the name)."""
     mp = f"-{megapixels:g}mp" if megapixels else ""
     src = "" if source == "mnist" else f"-{source}"
     sides = f"-p{players}" if players else ""
-    return CACHE / f"{level}-s{seed}{mp}{src}{sides}-{generator_version()}"
+    kind = f"{foreign}-" if foreign else ""
+    return CACHE / f"{kind}{level}-s{seed}{mp}{src}{sides}-{generator_version()}"
 
 
-def _make_one(req: Request, out: Path) -> tuple[Path, float]:
+def _make_one(req: Request | ForeignRequest, out: Path) -> tuple[Path, float]:
     path = out / f"{req.name}.jpg"
     if path.exists() and path.with_suffix(".json").exists():
         return path, 0.0
     t0 = time.perf_counter()
-    write_photo(make_photo(req), out)
+    write_photo(make_foreign_photo(req) if isinstance(req, ForeignRequest) else make_photo(req),
+                out)
     return path, time.perf_counter() - t0
 
 
 def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels: float | None,
-                source: str = "mnist", players: int | None = None
+                source: str = "mnist", players: int | None = None, foreign: str | None = None
                 ) -> tuple[list[Path], float]:
-    """Make (or reuse from `out`) n evaluation photos; returns paths and seconds spent."""
+    """Make (or reuse from `out`) n evaluation photos (of a sheet this project did not
+    print with `foreign`, a samples.foreign kind); returns paths and seconds spent."""
     out.mkdir(parents=True, exist_ok=True)
-    reqs = [Request(seed=seed, index=i, level=level, split="eval", source=source,
-                    megapixels=megapixels, players=players) for i in range(n)]
+    reqs: list[Request | ForeignRequest] = [
+        ForeignRequest(seed=seed, index=i, kind=foreign, level=level, split="eval",
+                       source=source, players=players, megapixels=megapixels)
+        if foreign else Request(seed=seed, index=i, level=level, split="eval", source=source,
+                                megapixels=megapixels, players=players) for i in range(n)]
     t0 = time.perf_counter()
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
@@ -546,6 +556,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="sides on every sheet (default: 2-5 at random, some in pairs)")
     p.add_argument("--source", choices=SOURCES, default="mnist",
                    help="writers' glyphs: MNIST, pen strokes (samples.strokes) or mixed")
+    p.add_argument("--foreign", choices=KINDS,
+                   help="sheets this project did not print (samples.foreign): a bought "
+                        "block or a table ruled by hand, read by their lines")
     p.add_argument("--keep", type=Path, help="make/keep the photos here (default: a cache)")
     p.add_argument("--photos", type=Path,
                    help="scan these photos (NAME.jpg + NAME.json truth) instead of making new "
@@ -573,14 +586,16 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    seed = args.seed if args.seed is not None else SEED_BASE[args.level]
-    out = args.keep or photo_dir(args.level, seed, args.megapixels, args.source, args.players)
+    seed = args.seed if args.seed is not None else (
+        FOREIGN_SEED_BASE[args.foreign] if args.foreign else SEED_BASE[args.level])
+    out = args.keep or photo_dir(args.level, seed, args.megapixels, args.source, args.players,
+                                 args.foreign)
     if args.photos:
         paths = sorted(args.photos.glob("*.jpg"))[: args.n]
         print(f"{len(paths)} photos from {args.photos}", file=sys.stderr)
     else:
         paths, made_s = make_photos(args.n, args.level, seed, out, args.jobs, args.megapixels,
-                                    args.source, args.players)
+                                    args.source, args.players, args.foreign)
         print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
               file=sys.stderr)
     decode = decode_times(paths)
@@ -607,7 +622,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.photos:
         print(f"benchmarks.scan: photos from {args.photos}")
     else:
-        print(f"benchmarks.scan: level {args.level}, seed {seed}, {args.source} eval writers, "
+        print(f"benchmarks.scan: {f'foreign {args.foreign}, ' if args.foreign else ''}"
+              f"level {args.level}, seed {seed}, {args.source} eval writers, "
               f"photos {args.megapixels or '2-12'} MP, "
               f"{args.players or '2-5 (random)'} sides"
               f"{', with adaptation' if args.adapt else ''}"
@@ -620,6 +636,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(notes))
     if args.json:
         meta = {"level": args.level, "seed": None if args.photos else seed,
+                "foreign": args.foreign,
                 "players": args.players, "source": args.source, "photos": len(paths),
                 "adapt": args.adapt, "row_priors": args.row_priors,
                 "lone_stroke": args.lone_stroke, "edge_ink": args.edge_ink,

@@ -1,0 +1,94 @@
+"""scan.ruled: the table of a sheet this project did not print, found by its own lines."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from escalero.samples.foreign import draw_table
+from escalero.scan import ruled
+from escalero.scan.geometry import TOTAL_ROW
+
+PPM = 5.0  # px per mm of the drawn test pages
+
+
+def _page(kind: str, sides: int, seed: int, squared: bool = False,
+          page_mm: tuple[float, float] = (148.0, 210.0)) -> tuple[np.ndarray, np.ndarray]:
+    page, _table = draw_table(np.random.default_rng(seed), kind, sides, page_mm, PPM, squared)
+    h, w = page.shape[:2]
+    # On a dark table, so that the paper's edge is an edge and not a line.
+    framed = cv2.copyMakeBorder(page, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 50, 40))
+    outline = np.array([[40, 40], [40 + w, 40], [40 + w, 40 + h], [40, 40 + h]], np.float32)
+    return framed, outline
+
+
+@pytest.mark.parametrize(("kind", "sides", "squared"),
+                         [("block", 2, False), ("block", 3, False), ("hand", 2, True),
+                          ("hand", 2, False)])
+def test_finds_every_line_of_the_table(kind: str, sides: int, squared: bool) -> None:
+    image, outline = _page(kind, sides, seed=3, squared=squared)
+    tables = ruled.find_tables(image, outline)
+    assert tables, "no table found"
+    # Header, ten rows and the total: 13 lines; the labels' column and 3 per side.
+    assert {(len(t.rows), len(t.cols)) for t in tables} == {(13, 2 + 3 * sides)}
+
+
+def test_maps_rows_in_order_and_sides_from_the_columns() -> None:
+    image, outline = _page("block", 3, seed=5)
+    table = ruled.find_tables(image, outline)[0]
+    sheet = ruled.foreign_sheet(table, outline)
+    assert sheet is not None and sheet.sides == 3 and sheet.header_rows == 1
+    slots = sheet.geometry.slots
+    assert len(slots) == 3 * 3 * 11
+    # Down a column the rows follow the game's order, the total last, each below the last.
+    column = [s for s in slots if s.side == 1 and s.column == 2]
+    assert [s.row for s in column][-1] == TOTAL_ROW and column[0].row == "nines"
+    ys = [s.box[1] for s in column]
+    assert ys == sorted(ys)
+    # Rows are ROW_MM apart in the virtual frame; a straight printed line is sure.
+    assert np.median(np.diff(ys)) == pytest.approx(ruled.ROW_MM, rel=0.05)
+    assert max(s.uncertainty_mm for s in sheet.snapped) <= 0.5
+
+
+def test_named_sides_must_match_the_columns() -> None:
+    image, outline = _page("block", 2, seed=7)
+    table = ruled.find_tables(image, outline)[0]
+    assert ruled.foreign_sheet(table, outline, sides=3) is None
+    assert ruled.foreign_sheet(table, outline, sides=2) is not None
+
+
+def test_half_turn_twice_is_the_table() -> None:
+    image, outline = _page("hand", 2, seed=11)
+    table = ruled.find_tables(image, outline)[0]
+    back = ruled.half_turn(ruled.half_turn(table))
+    assert np.allclose(back.to_photo, table.to_photo)
+    assert all(a == pytest.approx(b) for a, b in zip(back.rows, table.rows, strict=True))
+
+
+def test_squared_paper_alone_is_no_table() -> None:
+    page = np.full((round(210 * PPM), round(148 * PPM), 3), 245, np.uint8)
+    for v in np.arange(0, 210, 5.0):
+        cv2.line(page, (0, round(v * PPM)), (page.shape[1], round(v * PPM)), (215, 200, 190), 1)
+    for v in np.arange(0, 148, 5.0):
+        cv2.line(page, (round(v * PPM), 0), (round(v * PPM), page.shape[0]), (215, 200, 190), 1)
+    h, w = page.shape[:2]
+    outline = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    assert ruled.find_tables(page, outline) == []
+
+
+def test_the_table_lines_are_painted_over() -> None:
+    image, outline = _page("block", 2, seed=5)
+    table = ruled.find_tables(image, outline)[0]
+    sheet = ruled.foreign_sheet(table, outline)
+    assert sheet is not None
+    painted = ruled.paint_lines(image, table, sheet.scale)
+    dark_before = ruled.darkness(image) > 0.3
+    dark_after = ruled.darkness(painted) > 0.3
+    assert dark_after.sum() < 0.5 * dark_before.sum()  # the lines are most of the print
+
+
+def test_settings_are_validated() -> None:
+    with pytest.raises(ValueError, match="min_darkness"):
+        ruled.RuledSettings(min_darkness=1.5)
+    with pytest.raises(ValueError, match="strips"):
+        ruled.RuledSettings(strips=3)
