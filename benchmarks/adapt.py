@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from escalero.samples.make_photos import comparable, truth_cells
 from escalero.scan.adapt import AdaptParams, adapt
-from escalero.scan.recognize import DigitModelRecognizer
+from escalero.scan.recognize import Capability, DigitModelRecognizer
 
 from benchmarks.scan import SEED_BASE, make_photos, photo_dir
 
@@ -36,6 +36,8 @@ class SheetCells:
 
 class _Recorder:
     """A recognizer that reads as the default one and keeps what it read."""
+
+    capabilities = frozenset({Capability.CALIBRATED})
 
     def __init__(self, inner: DigitModelRecognizer) -> None:
         self.inner, self.name, self.calibration = inner, inner.name, inner.calibration

@@ -20,13 +20,14 @@ from typing import Any
 
 import numpy as np
 from escalero.scan import digit_model
-from escalero.scan.recognize import DigitModelRecognizer
+from escalero.scan.recognize import Capability, DigitModelRecognizer
 
 
 class _Crops:
     """A recognizer stand-in that keeps a sheet's crops and reads them with the default."""
 
     name = "default"
+    capabilities = frozenset({Capability.CALIBRATED})
 
     def __init__(self) -> None:
         self.inner = DigitModelRecognizer(engine="cv2")

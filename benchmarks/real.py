@@ -54,7 +54,7 @@ TRUTH_DIR = Path(__file__).resolve().parent / "real_truth"
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "real"
 DATA_ENV = "ESCALERO_REAL_DATA"
 
-# The contract's resolution and margin (scan.rectify.PX_PER_MM, scan.cells.CELL_MARGIN_MM);
+# The contract's resolution and margin (scan.rectify.PX_PER_MM, scan.rectify.CELL_MARGIN_MM);
 # kept here so the truth files can be checked without importing the scanner.
 PX_PER_MM = 10.0
 MARGIN_MM = 1.5

@@ -1,13 +1,14 @@
 """The written totals' confirmation rule (scan.cells.ConfirmRule) on fresh photos with known truth.
 
     python -m benchmarks.totals --n 200 --set mild:2:3710000 mild:6:3740000 \\
-        --rule 0.999:0.9 0.995:0.5:0.999:0.9 0.995:0.5:0.999:0.9/-1
+        --rule 0.999:0.9 0.995:0.5:0.999:0.9 0.995:0.5:0.999:0.9/none
 
 Each photo is scanned once and the cells as read, before the totals check
 (`ScanResult.unchecked`), are kept; the check is then re-run under each rule
 (POSTERIOR:FIRST[:P:F], P:F for strikes and empty cells, /S the suspicion above which a
-certain entry of a column that does not add up goes to review, scan.cells.SUSPECT if not
-given, -1 for every entry below DOUBT; the first rule is the one compared against).
+certain entry of a column that does not add up goes to review, scan.cells.TOTALS.suspect if
+not given, none for every entry below TotalsSettings.doubt; the first rule is the one
+compared against).
 Reported per set and rule:
 cells flagged per sheet, cells certain and wrong (silent errors), and the readings the rule
 makes certain that the first rule does not, with how many of those are wrong (the figure
@@ -23,12 +24,12 @@ import json
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from escalero.samples.make_photos import truth_cells
-from escalero.scan.cells import SUSPECT, CellResult, ConfirmRule, check_totals
+from escalero.scan.cells import TOTALS, CellResult, ConfirmRule, TotalsSettings, check_totals
 
 from benchmarks.scan import make_photos, photo_dir
 
@@ -62,7 +63,11 @@ class Rule:
     which a certain entry of a column that does not add up goes to review."""
 
     confirm: ConfirmRule
-    suspect: float = SUSPECT
+    suspect: float | None = TOTALS.suspect  # None: every entry below TOTALS.doubt
+
+    @property
+    def settings(self) -> TotalsSettings:
+        return replace(TOTALS, confirm=self.confirm, suspect=self.suspect)
 
 
 STRICT = Rule(ConfirmRule(0.999, 0.9, 0.999, 0.9))  # one rule for numbers and strikes alike
@@ -70,11 +75,12 @@ STRICT = Rule(ConfirmRule(0.999, 0.9, 0.999, 0.9))  # one rule for numbers and s
 
 def parse_rule(spec: str) -> Rule:
     """POSTERIOR:FIRST for numbers and strikes alike, or POSTERIOR:FIRST:P:F with P:F for
-    strikes and empty cells; either followed by /SUSPECT or not."""
+    strikes and empty cells; either followed by /SUSPECT (a number, or none) or not."""
     confirm, _, suspect = spec.partition("/")
     try:
         values = [float(v) for v in confirm.split(":")]
-        threshold = float(suspect) if suspect else SUSPECT
+        threshold = (None if suspect == "none" else float(suspect) if suspect
+                     else TOTALS.suspect)
     except ValueError:
         values = []
     if len(values) == 2:
@@ -82,7 +88,8 @@ def parse_rule(spec: str) -> Rule:
     if len(values) == 4:
         return Rule(ConfirmRule(*values), threshold)
     raise argparse.ArgumentTypeError(
-        f"a rule is POSTERIOR:FIRST or POSTERIOR:FIRST:P:F, then /SUSPECT or not, not {spec!r}")
+        f"a rule is POSTERIOR:FIRST or POSTERIOR:FIRST:P:F, then /SUSPECT or /none or not, "
+        f"not {spec!r}")
 
 
 def rule_name(rule: Rule) -> str:
@@ -118,13 +125,13 @@ def read_all(paths: Sequence[Path], jobs: int) -> list[Sheet]:
 
 
 def measure(sheets: Sequence[Sheet], rules: Sequence[Rule]) -> list[dict[str, Any]]:
-    firsts = [check_totals(cells, rules[0].confirm, rules[0].suspect)  # compared against
+    firsts = [check_totals(cells, rules[0].settings)  # compared against
               for cells, _ in sheets]
     out = []
     for rule in rules:
         flagged = silent = made = made_wrong = 0
         for (cells, want), first in zip(sheets, firsts, strict=True):
-            checked = check_totals(cells, rule.confirm, rule.suspect)
+            checked = check_totals(cells, rule.settings)
             for a, c in zip(first, checked, strict=True):
                 key = (c.side, c.column, c.row)
                 if key not in want:
@@ -148,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", dest="sets", type=PhotoSet.parse, nargs="+", required=True)
     p.add_argument("--rule", dest="rules", type=parse_rule, nargs="+",
                    default=[STRICT, Rule(ConfirmRule())],
-                   help="POSTERIOR:FIRST[:P:F][/SUSPECT] (P:F: strikes and empty cells); "
+                   help="POSTERIOR:FIRST[:P:F][/SUSPECT|/none] (P:F: strikes and empty cells); "
                         "the first is the one compared against (default: 0.999:0.9, then "
                         "the scanner's own rule)")
     p.add_argument("--n", type=int, default=200, help="photos per set")

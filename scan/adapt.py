@@ -15,8 +15,8 @@ or an empty cell is never made certain, nor ruled out, by it (`_number`).
 
 Safety, as for the written totals (scan/cells.py): adaptation never changes a reading,
 only makes the network's own first choice certain, and only when the network already gave
-it at least FLOOR and its nearest example is close (MIN_SIMILARITY). Cells it does not make
-certain keep the network's reading and distribution untouched, so the calibration the
+it at least MIN_OWN_CONFIDENCE and its nearest example is close (MIN_SIMILARITY). Cells it
+does not make certain keep the network's reading and distribution untouched, so the calibration the
 payout model relies on is the network's. The thresholds were set on bench photos, and the
 count of wrong readings made certain is measured by `python -m benchmarks.adapt`.
 """
@@ -31,7 +31,7 @@ from escalero.scan.recognize import CellReading
 from escalero.scoring.model import CellValue
 
 SHARPNESS = 40.0  # log-odds per unit of cosine similarity
-FLOOR = 0.8  # the network's own confidence in the reading adaptation may make certain
+MIN_OWN_CONFIDENCE = 0.8  # the network's own confidence in a reading adaptation may make certain
 MIN_SIMILARITY = 0.9  # cosine to the nearest certain example of that reading
 MIN_CANDIDATE = 1e-3  # rivals below this are left with their (tiny) mass unchanged
 
@@ -39,7 +39,7 @@ MIN_CANDIDATE = 1e-3  # rivals below this are left with their (tiny) mass unchan
 @dataclass(frozen=True)
 class AdaptParams:
     sharpness: float = SHARPNESS
-    floor: float = FLOOR
+    floor: float = MIN_OWN_CONFIDENCE
     min_similarity: float = MIN_SIMILARITY
 
 

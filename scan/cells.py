@@ -3,25 +3,25 @@
 The written totals are a second, independent reading of each column. They re-rank an
 uncertain cell's candidates, take certainty *away* from a cell whose reading disagrees
 with them, and confirm a reading only when it is the recognizer's own first choice and
-the total agrees (posterior >= CONFIRMED; a strike or an empty cell, or any cell under a
-total read less surely than CONFIDENT_TOTAL, needs more: CONFIRMED_UNWRITTEN,
-CONFIRMED_BY_WEAK_TOTAL); the total itself is confirmed by the entries under the same
-rule (a strike's, where it adds up only with an unsure strike or empty cell). They
-never make a *changed* reading certain: a player's mis-added total must not turn a
-misreading into a payout. A certain entry that a legible total says is likelier misread
-than MISREAD_GIVEN_TOTAL goes to review.
+the total agrees (ConfirmRule; a strike or an empty cell, or any cell under a total read
+less surely than TotalsSettings.confident_total, needs more); the total itself is
+confirmed by the entries under the same rule (a strike's, where it adds up only with an
+unsure strike or empty cell). They never make a *changed* reading certain: a player's
+mis-added total must not turn a misreading into a payout. A certain entry that a legible
+total says is likelier misread than TotalsSettings.misread_given_total goes to review.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 from escalero.scan import digit_model
 from escalero.scan.geometry import SheetGeometry
-from escalero.scan.grid import SnappedSlot
+from escalero.scan.grid import PLACEMENT, PlacementSettings, SnappedSlot
 from escalero.scan.notes import Note, note, value_param
 from escalero.scan.recognize import (
     DIGIT_LOOKALIKES,
@@ -29,30 +29,32 @@ from escalero.scan.recognize import (
     one_digit_swap,
     top_alternatives,
 )
-from escalero.scan.rectify import PX_PER_MM, Rectified, page_px
+from escalero.scan.rectify import CELL_MARGIN_MM, PX_PER_MM, Rectified, page_px
 from escalero.scoring.model import TOTAL_ROW, CellValue, cell_points
 from escalero.scoring.written_total import WRITTEN_TOTAL
 
-CELL_MARGIN_MM = 1.5  # the cell-reading contract: box grown by this on every side
-# How far a mis-added total may pass the most its column can add up to; a number beyond
-# only draws mass, as a row's disallowed values do (907 under rows that add up to 290).
-MIS_ADD_SLACK = 20
-# Posterior a reading needs, with an agreeing total, to count as confirmed, and what the
-# recognizer must have given it on its own (benchmarks.totals measures the rule: from 0.5
-# instead of 0.8, 318 more readings on 1,999 bench sheets, none wrong; a posterior of 0.99
-# instead of 0.995 had a strike read as 6 among its 1,055).
-CONFIRMED = 0.995
-CONFIRM_FROM = 0.5
-# A total cannot tell a strike (or an empty cell) from an entry the player forgot to add:
-# a 1 misread as struck, in a column whose total left out that 1, adds up exactly. A
-# reading of struck or empty is confirmed only as surely as this.
-CONFIRMED_UNWRITTEN = 0.999
-CONFIRM_UNWRITTEN_FROM = 0.9
-# A total read less surely than CONFIDENT_TOTAL is likelier misread, and misread the same
-# way as a cell in its column (a Buben 9 read as 6, its 129 as 126: posterior 0.9974), so
-# it confirms only this surely. On 2,299 bench sheets: 2 sides 2.33 -> 2.28 flags per
-# sheet, all sheets 4.33 -> 4.23, no cell certain and wrong (0.995: the 9 read as 6).
-CONFIRMED_BY_WEAK_TOTAL = 0.999
+
+@dataclass(frozen=True)
+class CuttingSettings:
+    """How a cell is cut and when its crop is too small to be certain (ScanOptions.cutting;
+    the crop itself follows the cell-reading contract, rectify.PX_PER_MM and CELL_MARGIN_MM,
+    which the network was trained on). Each field says what it was fitted on."""
+
+    # How far a mis-added total may pass the most its column can add up to; a number beyond
+    # only draws mass, as a row's disallowed values do (907 under rows that add up to 290).
+    # Not fitted: chosen by hand (7390b66), a generous mis-add.
+    total_slack: int = 20
+    # A cell shown below this many px/mm in the photo is not certain (below
+    # rectify.MIN_SHEET_PX_PER_MM the sheet is refused). Not fitted: chosen by hand (364931e)
+    # under the ~2.8 px/mm the digit model is trained down to.
+    small_px_per_mm: float = 2.5
+
+    def __post_init__(self) -> None:
+        if self.total_slack < 0 or self.small_px_per_mm <= 0:
+            raise ValueError("cutting: need total_slack >= 0 and small_px_per_mm > 0")
+
+
+CUTTING = CuttingSettings()
 
 
 @dataclass(frozen=True)
@@ -61,17 +63,33 @@ class ConfirmRule:
     the total, and what the recognizer gave it on its own; for a number, and for a strike
     or an empty cell (benchmarks.totals varies them)."""
 
-    posterior: float = CONFIRMED
-    first: float = CONFIRM_FROM
-    unwritten_posterior: float = CONFIRMED_UNWRITTEN
-    unwritten_first: float = CONFIRM_UNWRITTEN_FROM
-    weak_total_posterior: float = CONFIRMED_BY_WEAK_TOTAL
+    # Fitted with benchmarks.totals on 1,999 bench sheets (70802f9, 51e83eb): from 0.5
+    # instead of 0.8, 318 more readings confirmed, none wrong; a posterior of 0.99 instead
+    # of 0.995 had a strike read as 6 among its 1,055.
+    posterior: float = 0.995
+    first: float = 0.5
+    # A total cannot tell a strike (or an empty cell) from an entry the player forgot to add:
+    # a 1 misread as struck, in a column whose total left out that 1, adds up exactly. Not
+    # fitted: chosen by hand (4cc014e), as sure as the recognizer's own accept threshold.
+    unwritten_posterior: float = 0.999
+    unwritten_first: float = 0.9
+    # A total read less surely than TotalsSettings.confident_total is likelier misread, and
+    # misread the same way as a cell in its column (a Buben 9 read as 6, its 129 as 126:
+    # posterior 0.9974). Fitted on 2,299 bench sheets (954eae9): 4.33 -> 4.23 flags per
+    # sheet, no cell certain and wrong (0.995 confirmed the 9 read as 6).
+    weak_total_posterior: float = 0.999
+
+    def __post_init__(self) -> None:
+        if not all(0.0 <= p <= 1.0 for p in (self.posterior, self.first,
+                                             self.unwritten_posterior, self.unwritten_first,
+                                             self.weak_total_posterior)):
+            raise ValueError("confirm rule: every threshold is a probability in [0, 1]")
 
     def confirms(self, first: CellValue, first_confidence: float, posterior: float,
                  leans_on_unwritten: bool = False, weak_total: bool = False) -> bool:
         """`leans_on_unwritten`: a written total whose column holds an unsure strike or
         empty cell; it is confirmed as surely as that cell would be. `weak_total`: the
-        backing total was read less surely than CONFIDENT_TOTAL."""
+        backing total was read less surely than TotalsSettings.confident_total."""
         if isinstance(first, int) and not leans_on_unwritten:
             needed = max(self.posterior, self.weak_total_posterior) if weak_total \
                 else self.posterior
@@ -80,31 +98,73 @@ class ConfirmRule:
                 and posterior >= self.unwritten_posterior)
 
 
-# A certain entry read less surely than this is checked when its column does not add up,
-DOUBT = 0.999
-# A positive SUSPECT spares the entries that are, with the written total as evidence, at
-# most that likely misread (an entry read at 1 - SUSPECT or more none of whose readings,
-# in the row or not, adds up to the total); -1 puts every entry below DOUBT up. At 0.003
-# it spared 693 entries on 2,299 bench sheets, none wrong, but on fresh sets two entries
-# read wrong at 0.999 whose truth the network gave almost nothing stayed certain (a
-# Könige 20 as 10, a Neuner 2 as 1). At 0.001, replayed with the lookalike, doubt and
-# same-hand rules on 9,898 stored sheets (the bench sets and those fresh sets among them):
-# 0.10-0.13 fewer flags per sheet, and the same cells certain and wrong as at -1 (before
-# the same-hand rule, 0.002 added two and 0.003 three). benchmarks.totals measures it
-# (rule .../SUSPECT).
-SUSPECT = 0.001
-CONFIDENT_TOTAL = 0.7  # a total read this surely may put its whole column up for review
-# So may a total read as one of at most 3 numbers holding 0.95 together (155 or 135):
-# legible, if not surely which. On 2,299 bench sheets this caught 2 of 11 silent errors
-# (a Buben 9 read as 6, a Könige 20 read as 10; their totals read 0.56 / 0.38 and
-# 0.66 / 0.31) for 16 more flags.
-NARROW_TOTAL_READINGS, NARROW_TOTAL_MASS = 3, 0.95
-# A certain entry which a legible total says is more likely than this misread goes to
-# review: an Asse 18 read as 12 at 0.995 in a column of certain entries adding up to 201,
-# under a total read as 207 at 0.86 (misread: 0.09).
-# Such a column agrees with its total only as a mis-added one, so nothing else doubted it.
-# On 2,299 bench sheets: 4.06 -> 4.08 flags per sheet, 2 sides 2.266 -> 2.268.
-MISREAD_GIVEN_TOTAL = 0.02
+@dataclass(frozen=True)
+class TotalsSettings:
+    """The written totals check's values (ScanOptions.totals; benchmarks.totals varies them).
+    Each field says what it was fitted on."""
+
+    confirm: ConfirmRule = ConfirmRule()
+    # A certain entry read less surely than this may be put up for review when its column
+    # does not add up; above it a misreading is far rarer than a mis-added total. Fitted on
+    # the bench (4021ac2): every confident misreading there was read below 0.999.
+    doubt: float = 0.999
+    # Of those entries, spare the ones that are, with the written total as evidence, at most
+    # this likely misread (an entry read at 1 - suspect or more none of whose readings, in
+    # the row or not, adds up to the total); None spares none (every entry below `doubt` up).
+    # Fitted on 9,898 stored sheets (5498823; benchmarks.totals rule .../SUSPECT): 0.10-0.13
+    # fewer flags per sheet than None with the same cells certain and wrong; 0.003 left two
+    # misread entries certain on fresh sets (a Könige 20 as 10, a Neuner 2 as 1).
+    suspect: float | None = 0.001
+    # A total read this surely may put its whole column up for review and confirm entries.
+    # Not fitted: chosen by hand (acc9e5f).
+    confident_total: float = 0.7
+    # So may a total read as one of at most `narrow_readings` numbers holding `narrow_mass`
+    # together (155 or 135): legible, if not surely which. Fitted on 2,299 bench sheets
+    # (5443de4): caught 2 of 11 silent errors for 16 more flags.
+    narrow_readings: int = 3
+    narrow_mass: float = 0.95
+    # A certain entry which a legible total says is more likely than this misread goes to
+    # review: an Asse 18 read as 12 at 0.995 in a column of certain entries adding up to 201,
+    # under a total read as 207 at 0.86 (misread: 0.09). Fitted on 2,299 bench sheets
+    # (10778b7): 4.06 -> 4.08 flags per sheet.
+    misread_given_total: float = 0.02
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.doubt <= 1.0 or not 0.0 <= self.confident_total <= 1.0:
+            raise ValueError("totals: need 0 < doubt <= 1 and confident_total in [0, 1]")
+        if self.suspect is not None and not 0.0 <= self.suspect <= 1.0:
+            raise ValueError("totals: suspect is a probability in [0, 1], or None")
+        if self.narrow_readings < 1 or not 0.0 < self.narrow_mass <= 1.0 \
+                or not 0.0 <= self.misread_given_total <= 1.0:
+            raise ValueError("totals: need narrow_readings >= 1, narrow_mass in (0, 1] and "
+                             "misread_given_total in [0, 1]")
+
+
+TOTALS = TotalsSettings()
+
+
+class Pass(StrEnum):
+    """The cell passes that decide whether a reading is certain, in the order they run
+    (scan.pipeline.CELL_PASSES): the recognizer's verdict and cells too small in the photo,
+    a second look at a lone mark's ink (scan.marks), the sheet's own hand (scan.same_hand),
+    the cell's placement (grid.PlacementSettings), the written totals."""
+
+    READING = "reading"
+    SECOND_LOOK = "second look"
+    SAME_HAND = "same hand"
+    PLACEMENT = "placement"
+    TOTALS = "totals"
+
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One pass's verdict on a cell: certain or not, and why."""
+
+    by: Pass
+    certain: bool
+    why: Note | None = None
+
 
 @dataclass(frozen=True)
 class CellResult:
@@ -124,14 +184,61 @@ class CellResult:
     # Numbers the row does not allow that the recognizer weighed (CellReading.outside).
     outside: tuple[tuple[int, float], ...] = ()
     place_mm: float = 0.0  # how far the box may be off its printed place (grid.SnappedSlot)
+    # Every pass's say on `certain`, in order (set_certainty appends to it).
+    reasons: tuple[Decision, ...] = ()
+    # A verdict that stands to the end of the passes (the placement's): a later pass may
+    # make the cell certain on the way, never in the end (settle_held).
+    held: Decision | None = None
+    # (digit read, digit meant) where this sheet's hand writes one like the other
+    # (scan.same_hand): the written total is no second opinion on that digit.
+    written_like: tuple[str, str] | None = None
 
     @property
     def points(self) -> int:
         return cell_points(self.value)
 
 
+def set_certainty(cell: CellResult, certain: bool, why: Note | None, by: Pass
+                  ) -> CellResult:
+    """The one way a pass makes a cell certain or not: `why` becomes its note, and the
+    decision joins its reasons."""
+    return replace(cell, certain=certain, note=why,
+                   reasons=(*cell.reasons, Decision(by, certain, why)))
+
+
+def settle_held(results: Sequence[CellResult]) -> list[CellResult]:
+    """A held cell that a later pass made certain is not: its hold stands."""
+    return [set_certainty(c, False, c.held.why, c.held.by)
+            if c.held is not None and c.certain else c for c in results]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of one side as the totals check sees it: its entries and its written
+    total."""
+
+    cells: tuple[CellResult, ...]
+    total: CellResult
+
+    @property
+    def unsure(self) -> tuple[int, ...]:
+        """The positions of the entries not read as certain."""
+        return tuple(j for j, c in enumerate(self.cells) if not c.certain)
+
+    @property
+    def known(self) -> int:
+        """What the certain entries add up to."""
+        return sum(c.points for c in self.cells if c.certain)
+
+    def with_cells(self, changed: dict[int, CellResult]) -> Column:
+        """The column with the entries at the positions of `changed` replaced."""
+        if not changed:
+            return self
+        return replace(self, cells=tuple(changed.get(j, c) for j, c in enumerate(self.cells)))
+
+
 def cut_crops(page: np.ndarray | Rectified, snapped: Sequence[SnappedSlot],
-              geom: SheetGeometry) -> list[CellCrop]:
+              geom: SheetGeometry, settings: CuttingSettings = CUTTING) -> list[CellCrop]:
     """One CellCrop per slot, per the cell-reading contract (box + 1.5 mm, 10 px/mm, BGR).
 
     `page`: the flat sheet (Rectified), whose cells are warped from the photo a column at
@@ -143,7 +250,7 @@ def cut_crops(page: np.ndarray | Rectified, snapped: Sequence[SnappedSlot],
     images = (_cut_columns(page, snapped, rects) if isinstance(page, Rectified)
               else [_cut(page, (0, 0), r) for r in rects])
     crops = []
-    total_cap = rules.largest_column_sum + MIS_ADD_SLACK
+    total_cap = rules.largest_column_sum + settings.total_slack
     for s, image, (x0, y0, x1, y1) in zip(snapped, images, rects, strict=True):
         box_px = (m, m, x1 - x0 - 2 * m, y1 - y0 - 2 * m)
         if s.slot.is_total:
@@ -223,6 +330,7 @@ def _alternative(alt: Any) -> tuple[CellValue, float]:
 
 
 def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[CellResult]:
+    """The readings as cell results, certain where the recognizer says so."""
     out = []
     for s, r in zip(snapped, readings, strict=True):
         value = _as_value(r.kind, r.value)
@@ -234,17 +342,19 @@ def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[
         dist = tuple(_alternative(a) for a in getattr(r, "distribution", ()) or ())
         if not dist or dist[0][0] != value:
             dist = ()
+        certain = bool(r.certain)
         out.append(CellResult(s.slot.side, s.slot.column, s.slot.row, value,
-                              float(r.confidence), tuple(alts), bool(r.certain), s.box,
+                              float(r.confidence), tuple(alts), certain, s.box,
                               candidates=dist, outside=tuple(getattr(r, "outside", ())),
-                              place_mm=s.uncertainty_mm))
+                              place_mm=s.uncertainty_mm,
+                              reasons=(Decision(Pass.READING, certain),)))
     return out
 
 
 def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimum: float
                ) -> list[CellResult]:
     """A cell the photo shows below `minimum` px/mm cannot be certain, whatever was read."""
-    return [replace(c, certain=False, note=note("too_small"))
+    return [set_certainty(c, False, note("too_small"), Pass.READING)
             if c.certain and res < minimum else c
             for c, res in zip(results, px_per_mm, strict=True)]
 
@@ -260,8 +370,22 @@ def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
     for c, crop in zip(results, crops, strict=True):
         margin = crop.box_px[0] if crop.box_px else 0
         if c.certain and hidden_first_digit(crop.image, margin, c.value, crop.allowed):
-            c = replace(c, certain=False, note=note("faint_before_zero") if c.value == "x"
-                        else note("faint_before_digit", digit=c.value))
+            c = set_certainty(c, False, note("faint_before_zero") if c.value == "x"
+                              else note("faint_before_digit", digit=c.value), Pass.SECOND_LOOK)
+        out.append(c)
+    return out
+
+
+def flag_unplaced(results: Sequence[CellResult], settings: PlacementSettings = PLACEMENT
+                  ) -> list[CellResult]:
+    """A cell placed too loosely to cut a safe crop is not certain, whatever was read; the
+    verdict is held (settle_held), so the written totals may not vouch for it either."""
+    out = []
+    for c in results:
+        if c.place_mm > settings.max_uncertain_mm:
+            hold = Decision(Pass.PLACEMENT, False, note("place_unsure", mm=f"{c.place_mm:.1f}"))
+            c = replace(set_certainty(c, False, hold.why, hold.by) if c.certain else c,
+                        held=hold)
         out.append(c)
     return out
 
@@ -270,114 +394,116 @@ def candidates(c: CellResult) -> list[tuple[CellValue, float]]:
     return list(c.candidates) if c.candidates else [(c.value, c.confidence), *c.alternatives]
 
 
-def check_totals(results: Sequence[CellResult], rule: ConfirmRule = ConfirmRule(),
-                 suspect: float = SUSPECT) -> list[CellResult]:
-    """Use each column's written total as a second opinion on its cells (see module doc).
-    `suspect`: see _suspects (a negative one puts every entry below DOUBT up for review)."""
+def check_totals(results: Sequence[CellResult], settings: TotalsSettings = TOTALS
+                 ) -> list[CellResult]:
+    """Use each column's written total as a second opinion on its cells (see module doc):
+    check_column on every column read with a number in its Summe cell."""
     out = list(results)
     index = {(c.side, c.column, c.row): i for i, c in enumerate(out)}
     for side, col in sorted({(c.side, c.column) for c in out}):
         ti = index.get((side, col, TOTAL_ROW))
-        if ti is None:
-            continue
-        total = out[ti]
-        if not isinstance(total.value, int):
+        if ti is None or not isinstance(out[ti].value, int):
             continue  # read as no total (or a strike): nothing to compare, nothing to invent
-        cells = [i for i, c in enumerate(out)
-                 if (c.side, c.column) == (side, col) and c.row != TOTAL_ROW]
-        unsure = [i for i in cells if not out[i].certain]
-        known = sum(out[i].points for i in cells if out[i].certain)
-        before = {i: (out[i].value, out[i].confidence) for i in unsure}
-        total_read_well = _confident_total(total)  # as read, before the cells lean on it
-        # Weighed on the column as read; put up for review once the rest is done.
-        doubted = (_doubted_by_total(out, cells, unsure, known, ti)
-                   if total_read_well or _narrow_total(total) else {})
-        out, agreeing = _weigh_column(out, before, known, ti, rule, total_read_well)
-        out = _confirm_total(out, cells, ti, first_total=total.value)
-        # A column whose unsure cells, read as first read, add up to the total's first
-        # reading exactly disagrees only in probability: their readings are unlikely (a 4
-        # the network sees as a 9, which the Zehner row does not allow), not the sum. Those
-        # cells go to review anyway; the certain ones are no likelier misread than in a
-        # column that agrees.
-        adds_up_as_read = known + sum(cell_points(v) for v, _ in before.values()) == total.value
-        if (agreeing < 0.5 and (total_read_well or _narrow_total(total))
-                and not (unsure and adds_up_as_read)):
-            if unsure:
-                best = known + sum(out[i].points for i in unsure)
-                out = _distrust_column(out, _suspects(out, cells, unsure, ti, suspect),
-                                       ti, best)
-            else:
-                out = _flag_disagreement(out, cells, ti, known, int(total.value), suspect)
-        out = [replace(c, certain=False, note=doubted[i]) if i in doubted and c.certain else c
-               for i, c in enumerate(out)]
+        rows = [i for i, c in enumerate(out)
+                if (c.side, c.column) == (side, col) and c.row != TOTAL_ROW]
+        checked = check_column(Column(tuple(out[i] for i in rows), out[ti]), settings)
+        for i, c in zip(rows, checked.cells, strict=True):
+            out[i] = c
+        out[ti] = checked.total
     return out
 
 
-def _weigh_column(out: list[CellResult], before: dict[int, tuple[CellValue, float]],
-                  known: int, ti: int, rule: ConfirmRule, total_read_well: bool
-                  ) -> tuple[list[CellResult], float]:
+def check_column(column: Column, settings: TotalsSettings = TOTALS) -> Column:
+    """One column checked against its written total (read as a number)."""
+    total, unsure, known = column.total, column.unsure, column.known
+    assert isinstance(total.value, int)
+    before = {j: (column.cells[j].value, column.cells[j].confidence) for j in unsure}
+    total_read_well = _confident_total(total, settings)  # as read, before the cells lean on it
+    legible = total_read_well or _narrow_total(total, settings)
+    # Weighed on the column as read; put up for review once the rest is done.
+    doubted = _doubted_by_total(column, settings) if legible else {}
+    column, agreeing = _weigh_column(column, before, settings, total_read_well)
+    column = _confirm_total(column, total.value, settings)
+    # A column whose unsure cells, read as first read, add up to the total's first
+    # reading exactly disagrees only in probability: their readings are unlikely (a 4
+    # the network sees as a 9, which the Zehner row does not allow), not the sum. Those
+    # cells go to review anyway; the certain ones are no likelier misread than in a
+    # column that agrees.
+    adds_up_as_read = known + sum(cell_points(v) for v, _ in before.values()) == total.value
+    if agreeing < 0.5 and legible and not (unsure and adds_up_as_read):
+        if unsure:
+            best = known + sum(column.cells[j].points for j in unsure)
+            column = _distrust_column(column, _suspects(column, unsure, settings), best)
+        else:
+            column = _flag_disagreement(column, known, total.value, settings)
+    return column.with_cells({j: set_certainty(c, False, doubted[j], Pass.TOTALS)
+                              for j, c in enumerate(column.cells) if j in doubted and c.certain})
+
+
+def _weigh_column(column: Column, before: dict[int, tuple[CellValue, float]],
+                  settings: TotalsSettings, total_read_well: bool) -> tuple[Column, float]:
     """A column's unsure cells (`before`: their first readings) and its total weighed
     together (_rerank_joint), and the first readings the weighing backs confirmed.
-    Returns the readings and the posterior that the total is the sum."""
-    total = out[ti]
-    unsure = list(before)
+    Returns the column and the posterior that the total is the sum."""
+    total, rule = column.total, settings.confirm
     # Entries the total may have been misread like: the same digit swapped in both (a
     # writer's 8 read as 2 in the Asse, 18 as 12, and in the total, 198 as 192). The
     # total is no second opinion on that digit, so it is confirmed only as surely as a
     # strike would be; so are entries where the digits are ones the network mistakes
     # for each other (all such digits: 0.07 flags per sheet on the bench; these: 0.006),
     # and entries whose digit this sheet's hand writes like another (scan.same_hand).
-    alike, lookalike = _misread_alike(out, before, known, total)
-    cell_alike = lookalike | {
-        i for i in unsure if (n := out[i].note) is not None and n.key == "same_hand"}
-    out, agreeing = _rerank_joint(out, unsure, known, ti)
-    out = _confirm(out, {i: b for i, b in before.items() if i not in cell_alike}, rule,
-                   weak_total=not total_read_well)
-    out = _confirm(out, {i: b for i, b in before.items() if i in cell_alike}, rule,
-                   leans_on_unwritten=True)
+    alike, lookalike = _misread_alike(column, before)
+    cell_alike = lookalike | {j for j in before if column.cells[j].written_like is not None}
+    column, agreeing = _rerank_joint(column, list(before))
+    column = column.with_cells({
+        j: _confirmed(column.cells[j], first, rule, leans_on_unwritten=j in cell_alike,
+                      weak_total=j not in cell_alike and not total_read_well)
+        for j, first in before.items()})
     if not total.certain:  # the total: the same rule
         # A total that adds up only with an unsure strike (or empty cell) in its column
         # may have been misread the same way: a 9 read as struck and 139 read as 130
         # agree. It is confirmed only as surely as that strike would be.
-        unwritten = any(not out[i].certain and (not isinstance(out[i].value, int)
-                                                or i in alike) for i in unsure)
-        out = _confirm(out, {ti: (total.value, total.confidence)}, rule, unwritten)
-    return out, agreeing
+        unwritten = any(not column.cells[j].certain
+                        and (not isinstance(column.cells[j].value, int) or j in alike)
+                        for j in before)
+        column = replace(column, total=_confirmed(column.total, (total.value, total.confidence),
+                                                  rule, leans_on_unwritten=unwritten))
+    return column, agreeing
 
 
-def _doubted_by_total(out: list[CellResult], cells: list[int], unsure: list[int], known: int,
-                      ti: int) -> dict[int, Note]:
-    """The column's certain entries, read less surely than DOUBT, that its legible total
-    says are more likely than MISREAD_GIVEN_TOTAL misread, each with why: the reading the
-    total fits, if one does."""
-    written = out[ti].value
+def _doubted_by_total(column: Column, settings: TotalsSettings) -> dict[int, Note]:
+    """The column's certain entries, read less surely than `doubt`, that its legible total
+    says are more likely than `misread_given_total` misread, each with why: the reading
+    the total fits, if one does."""
+    written, known = column.total.value, column.known
     why = {}
-    for i in cells:
-        c = out[i]
-        if not c.certain or c.confidence >= DOUBT or _misread_given_total(
-                out, i, unsure, known, ti, WRITTEN_TOTAL.wrong_share) <= MISREAD_GIVEN_TOTAL:
+    for j, c in enumerate(column.cells):
+        if not c.certain or c.confidence >= settings.doubt or _misread_given_total(
+                column, j, column.unsure, known, WRITTEN_TOTAL.wrong_share
+        ) <= settings.misread_given_total:
             continue
         fits = [v for v, _ in c.alternatives if known - c.points + cell_points(v) == written]
-        why[i] = (note("total_fits", written=written, value=_fmt(fits[0])) if fits
+        why[j] = (note("total_fits", written=written, value=_fmt(fits[0])) if fits
                   else note("check_column", sum=known, written=written))
     return why
 
 
-def _misread_alike(out: list[CellResult], first: dict[int, tuple[CellValue, float]],
-                   known: int, total: CellResult) -> tuple[set[int], set[int]]:
+def _misread_alike(column: Column, first: dict[int, tuple[CellValue, float]]
+                   ) -> tuple[set[int], set[int]]:
     """The unsure entries (`first`: their first readings) with another reading that
     differs from the first by one digit swapped, where swapping the same digit in the
     total's first reading gives what the column adds up to with that other reading: where
     the total's own readings list that sum or the digits are a pair the network mistakes
     for each other (recognize.DIGIT_LOOKALIKES); and those of the latter kind alone."""
-    firsts = known + sum(cell_points(v) for v, _ in first.values())
+    total = column.total
+    firsts = column.known + sum(cell_points(v) for v, _ in first.values())
     others = {v for v, _ in _total_options(total) if v != total.value}
     alike: set[int] = set()
     lookalike: set[int] = set()
-    for i, (read, _) in first.items():
+    for j, (read, _) in first.items():
         if not isinstance(read, int):
             continue
-        for v, p in candidates(out[i]):
+        for v, p in candidates(column.cells[j]):
             if not isinstance(v, int) or v == read or p <= 0.0:
                 continue
             swap = one_digit_swap(read, v)
@@ -385,37 +511,39 @@ def _misread_alike(out: list[CellResult], first: dict[int, tuple[CellValue, floa
             if swap is None or swap != one_digit_swap(total.value, col):
                 continue
             if swap in DIGIT_LOOKALIKES:
-                alike.add(i)
-                lookalike.add(i)
+                alike.add(j)
+                lookalike.add(j)
             elif col in others:
-                alike.add(i)
+                alike.add(j)
     return alike, lookalike
 
 
-def _suspects(out: list[CellResult], cells: list[int], unsure: list[int], ti: int,
-              suspect: float) -> list[int]:
+def _suspects(column: Column, unsure: Sequence[int], settings: TotalsSettings) -> list[int]:
     """The certain entries of a column that does not add up which may be the reason: read
-    less surely than DOUBT, and, weighed with the written total, more than `suspect` likely
-    misread. The rest are far likelier right than the total is."""
-    doubtful = [i for i in cells if i not in unsure and out[i].confidence < DOUBT]
-    if suspect < 0.0:  # every one (the default): no posterior to work out
+    less surely than `doubt`, and, weighed with the written total, more than `suspect`
+    likely misread (every one where `suspect` is None). The rest are far likelier right
+    than the total is. `unsure`: the entries that were unsure before the check."""
+    doubtful = [j for j in range(len(column.cells))
+                if j not in unsure and column.cells[j].confidence < settings.doubt]
+    if settings.suspect is None:  # every one: no posterior to work out
         return doubtful
-    known = sum(out[i].points for i in cells if i not in unsure)
-    return [i for i in doubtful if _misread_given_total(out, i, unsure, known, ti) > suspect]
+    known = sum(column.cells[j].points for j in range(len(column.cells)) if j not in unsure)
+    return [j for j in doubtful
+            if _misread_given_total(column, j, unsure, known) > settings.suspect]
 
 
-def _misread_given_total(out: list[CellResult], i: int, unsure: list[int], known: int,
-                         ti: int, unlisted_fits: float = WRITTEN_TOTAL.right) -> float:
-    """Posterior that certain cell i is misread, given its column's written total: the
-    other certain cells as read, the unsure ones weighed by their readings, the total by
-    its own (as _rerank_joint). Mass cell i's readings do not list counts as a misreading
+def _misread_given_total(column: Column, j: int, unsure: Sequence[int], known: int,
+                         unlisted_fits: float = WRITTEN_TOTAL.right) -> float:
+    """Posterior that certain entry j is misread, given its column's written total: the
+    other certain entries as read, the unsure ones weighed by their readings, the total by
+    its own (as _rerank_joint). Mass entry j's readings do not list counts as a misreading
     with likelihood `unlisted_fits`: by default one that explains the total exactly (the
     cautious side, for sparing entries); _doubted_by_total, which doubts them, weighs it as
     a wrong total would be (the total points at no reading there)."""
-    cell = out[i]
+    cell = column.cells[j]
     opts = [(v, p) for v, p in candidates(cell) if p > 0.0]
-    t_opts = _total_options(out[ti])
-    others = [[(v, p) for v, p in candidates(out[j]) if p > 0.0] for j in unsure]
+    t_opts = _total_options(column.total)
+    others = [[(v, p) for v, p in candidates(column.cells[k]) if p > 0.0] for k in unsure]
     rest = known - cell.points
     top = rest + sum(max((cell_points(v) for v, _ in o), default=0) for o in [opts, *others])
     size = max([top, *(v for v, _ in t_opts)]) + 1
@@ -436,9 +564,8 @@ def _misread_given_total(out: list[CellResult], i: int, unsure: list[int], known
     return wrong / (right + wrong) if right + wrong > 0.0 else 1.0
 
 
-def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
-                  ) -> tuple[list[CellResult], float]:
-    """Bayes over a column's unsure cells and its written total together.
+def _rerank_joint(column: Column, unsure: list[int]) -> tuple[Column, float]:
+    """Bayes over a column's unsure entries and its written total together.
 
     Each unsure cell is one of its candidates or "something else"; the total is one of
     its candidates or something else. The written total is the true sum w.p. WRITTEN_TOTAL.right,
@@ -446,11 +573,11 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     The sums of the unsure cells are added up by convolution, so a column with many unsure
     cells costs no more than a few array operations.
     The unsure cells, and the total unless it is certain, get their marginal posteriors.
-    Returns the new readings and the posterior probability that the total is the sum.
+    Returns the new column and the posterior probability that the total is the sum.
     """
-    total = out[ti]
+    total, known = column.total, column.known
     t_opts = _total_options(total)
-    options = [[(v, p) for v, p in candidates(out[i]) if p > 0.0] for i in unsure]
+    options = [[(v, p) for v, p in candidates(column.cells[j]) if p > 0.0] for j in unsure]
     top = known + sum(max((cell_points(v) for v, _ in o), default=0) for o in options)
     size = max([top, *(v for v, _ in t_opts)]) + 1
     p_total = _total_spread(t_opts, size)
@@ -464,10 +591,10 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
     p_clean = float(sums.sum())  # no unsure cell is "something else"
     norm = float(shifted @ fit) + (1.0 - p_clean) * WRITTEN_TOTAL.wrong_share
     if norm <= 0.0:
-        return list(out), 0.0
+        return column, 0.0
     agreeing = float(shifted @ (WRITTEN_TOTAL.right * p_total)) / norm
-    out = list(out)
-    for k, i in enumerate(unsure):
+    changed = {}
+    for k, j in enumerate(unsure):
         others = _convolve_all(spread[:k] + spread[k + 1:], size)
         rest = 1.0 - float(others.sum())  # another cell is "something else"
         marg: dict[Any, float] = {}
@@ -478,11 +605,12 @@ def _rerank_joint(out: list[CellResult], unsure: list[int], known: int, ti: int
             part = np.zeros(size)
             part[base:] = others[:size - base]
             marg[v] = marg.get(v, 0.0) + p * (float(part @ fit) + rest * WRITTEN_TOTAL.wrong_share)
-        out[i] = _posterior(out[i], marg, norm)
+        changed[j] = _posterior(column.cells[j], marg, norm)
+    column = column.with_cells(changed)
     if not total.certain:
         t_marg = {v: p * float(_agreement(shifted[v])) for v, p in t_opts}
-        out[ti] = _posterior(total, t_marg, norm)
-    return out, agreeing
+        column = replace(column, total=_posterior(total, t_marg, norm))
+    return column, agreeing
 
 
 def _total_options(total: CellResult) -> list[tuple[int, float]]:
@@ -537,85 +665,77 @@ def _posterior(cell: CellResult, marg: dict[Any, float], norm: float) -> CellRes
                    note=why, candidates=tuple(ranked))
 
 
-def _confirm(out: list[CellResult], before: dict[int, tuple[CellValue, float]],
-             rule: ConfirmRule, leans_on_unwritten: bool = False, weak_total: bool = False
-             ) -> list[CellResult]:
-    """Unsure cells whose first reading (value, confidence) the total backs up beyond
-    doubt become certain."""
-    out = list(out)
-    for i, (first, first_confidence) in before.items():
-        c = out[i]
-        if c.value == first and rule.confirms(first, first_confidence, c.confidence,
-                                              leans_on_unwritten, weak_total):
-            out[i] = replace(c, certain=True, note=note("confirmed_by_total"))
-    return out
+def _confirmed(cell: CellResult, first: tuple[CellValue, float], rule: ConfirmRule,
+               leans_on_unwritten: bool = False, weak_total: bool = False) -> CellResult:
+    """An unsure cell whose first reading (value, confidence) the total backs up beyond
+    doubt becomes certain."""
+    value, confidence = first
+    if cell.value == value and rule.confirms(value, confidence, cell.confidence,
+                                             leans_on_unwritten, weak_total):
+        return set_certainty(cell, True, note("confirmed_by_total"), Pass.TOTALS)
+    return cell
 
 
-def _confirm_total(out: list[CellResult], cells: list[int], ti: int, first_total: int
-                   ) -> list[CellResult]:
+def _confirm_total(column: Column, first_total: int, settings: TotalsSettings) -> Column:
     """A total whose first reading is exactly the sum of a column of certain entries is
     right: a misreading would have to land on that very sum by chance."""
-    total = out[ti]
-    if total.certain or not all(out[i].certain for i in cells):
-        return out
-    if first_total != sum(out[i].points for i in cells):
-        return out
-    out = list(out)
-    out[ti] = replace(total, value=first_total, certain=True,
-                      confidence=max(total.confidence, CONFIRMED),
-                      note=note("is_sum"))
-    return out
+    total = column.total
+    if total.certain or not all(c.certain for c in column.cells):
+        return column
+    if first_total != sum(c.points for c in column.cells):
+        return column
+    summed = replace(total, value=first_total,
+                     confidence=max(total.confidence, settings.confirm.posterior))
+    return replace(column, total=set_certainty(summed, True, note("is_sum"), Pass.TOTALS))
 
 
-def _narrow_total(total: CellResult) -> bool:
+def _narrow_total(total: CellResult, settings: TotalsSettings) -> bool:
     """A total read as one of a few numbers, none of them sure: legible, if not surely
     which."""
     top = sorted((p for _, p in _total_options(total)), reverse=True)
-    return sum(top[:NARROW_TOTAL_READINGS]) >= NARROW_TOTAL_MASS
+    return sum(top[:settings.narrow_readings]) >= settings.narrow_mass
 
 
-def _confident_total(total: CellResult) -> bool:
-    return isinstance(total.value, int) and total.confidence >= CONFIDENT_TOTAL
+def _confident_total(total: CellResult, settings: TotalsSettings) -> bool:
+    return isinstance(total.value, int) and total.confidence >= settings.confident_total
 
 
-def _distrust_column(out: list[CellResult], suspects: list[int], ti: int, best: int
-                     ) -> list[CellResult]:
+def _distrust_column(column: Column, suspects: list[int], best: int) -> Column:
     """The entries do not add up to a clearly written total: the player mis-added, or an
     entry was misread. The total goes to review with the certain entries that may be the
     reason (_suspects). A certain reading that is wrong sits close to the accept threshold,
-    below DOUBT, where the calibration still lets a few errors through; above DOUBT, or
+    below `doubt`, where the calibration still lets a few errors through; above it, or
     where its own readings hold little that would make the column add up, a misreading is
     far rarer than a mis-added total (a few percent of columns), so asking about it would
     cost a check and rarely find anything."""
-    why = note("check_column", sum=best, written=out[ti].value)
-    out = list(out)
-    for i in [*suspects, ti]:
+    why = note("check_column", sum=best, written=column.total.value)
+
+    def distrusted(c: CellResult) -> CellResult:
         # A confirmation by the total no longer holds once the column disagrees with it.
-        was = out[i].note
+        was = c.note
         keep = was is not None and was.key != "confirmed_by_total"
-        out[i] = replace(out[i], certain=False, note=was if keep else why)
-    return out
+        return set_certainty(c, False, was if keep else why, Pass.TOTALS)
+
+    column = column.with_cells({j: distrusted(column.cells[j]) for j in suspects})
+    return replace(column, total=distrusted(column.total))
 
 
-def _flag_disagreement(out: list[CellResult], cells: list[int], ti: int, known: int,
-                       written: int, suspect: float) -> list[CellResult]:
+def _flag_disagreement(column: Column, known: int, written: int, settings: TotalsSettings
+                       ) -> Column:
     """All certain, yet the sum is not the written total: find the one cell that explains it."""
     explains = []
-    for i in cells:
-        c = out[i]
+    for j, c in enumerate(column.cells):
         for v, _p in c.alternatives:
             if known - c.points + cell_points(v) == written:
-                explains.append((i, v))
-    cell_ids = {i for i, _ in explains}
+                explains.append((j, v))
+    cell_ids = {j for j, _ in explains}
     if len(cell_ids) != 1:
-        return _distrust_column(out, _suspects(out, cells, [], ti, suspect), ti, known)
-    out = list(out)
-    i = next(iter(cell_ids))
-    out[i] = replace(out[i], certain=False,
-                     note=note("total_fits", written=written, value=_fmt(explains[0][1])))
-    out[ti] = replace(out[ti], certain=False,
-                      note=note("total_differs", written=written, sum=known))
-    return out
+        return _distrust_column(column, _suspects(column, [], settings), known)
+    j = next(iter(cell_ids))
+    fits = note("total_fits", written=written, value=_fmt(explains[0][1]))
+    column = column.with_cells({j: set_certainty(column.cells[j], False, fits, Pass.TOTALS)})
+    differs = note("total_differs", written=written, sum=known)
+    return replace(column, total=set_certainty(column.total, False, differs, Pass.TOTALS))
 
 
 def _fmt(v: CellValue) -> str:

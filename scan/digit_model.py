@@ -23,6 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from escalero.scan.imaging import MAD_TO_SIGMA, darkness, median_and_sigma
+from escalero.scan.rectify import CELL_MARGIN_MM, PX_PER_MM
 
 INPUT_H, INPUT_W = 40, 56
 N_OUT = 3 + 3 + 6 * 10
@@ -61,9 +62,10 @@ def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     return drop_grid_lines(darkness(work, PAPER_PX, 4), h)
 
 
-# The grid's lines lie within this many crop pixels of the crop's edge (the margin of 15 px
-# plus the snapping's and the writer's slack).
-GRID_BAND_PX = 24
+# The grid's lines lie within this many crop pixels of the crop's edge: the contract's
+# margin (15 px) plus the snapping's and the writer's slack, GRID_SLACK_MM (24 px).
+GRID_SLACK_MM = 0.9
+GRID_BAND_PX = round((CELL_MARGIN_MM + GRID_SLACK_MM) * PX_PER_MM)
 # A line fills (almost) every pixel of its row or column, writing near the edge seldom more
 # than 60% of one: the 40th percentile is the line's level. (A straight upright stroke taller
 # than 60% of the crop within 0.9 mm of a side line would be taken for one.)
@@ -427,14 +429,6 @@ def row_weights(key: str | None, path: Path = ROW_PRIORS_PATH) -> RowWeights | N
     return RowWeights(float(table.get("x", 1.0)), numbers)
 
 
-# The accept threshold must also hold on real phone photos of other people's hands
-# (benchmarks.real: 818 cells of 15 photos, truth by eye). There the fitted 0.98 let a 9
-# with a small loop and a long tail, a neighbour's stroke in its box, through as an 8 at
-# 0.982; no other certain reading was wrong. The set is too small to fit a threshold on,
-# so the stricter of the two holds: a reading is certain from REAL_PHOTO_ACCEPT on.
-REAL_PHOTO_ACCEPT = 0.985
-
-
 @dataclass(frozen=True)
 class Calibration:
     temperature: float = 1.0
@@ -446,11 +440,13 @@ class Calibration:
     certain_error_total: float = 1e-2
 
     @staticmethod
-    def load(path: Path = CALIBRATION_PATH) -> Calibration:
+    def load(path: Path = CALIBRATION_PATH, least_accept: float = 0.0) -> Calibration:
+        """The fitted calibration; `least_accept` (recognize.ReadingSettings.
+        real_photo_accept) holds where the fitted accept threshold is lower."""
         if not path.exists():
             return Calibration()
         data = json.loads(path.read_text())
-        accept = max(float(data["accept"]), REAL_PHOTO_ACCEPT)
+        accept = max(float(data["accept"]), least_accept)
         return Calibration(float(data["temperature"]), accept,
                            float(data.get("accept_total", max(accept, 0.999))),
                            _measured_error(data.get("calibration_accept"), 1e-3),

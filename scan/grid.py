@@ -11,15 +11,13 @@ searched in one pass over an integral image of the lines' strength.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 from escalero.scan.geometry import Box, SheetGeometry, Slot
 from escalero.scan.imaging import MAD_TO_SIGMA
-from escalero.scan.notes import note
 from escalero.scan.rectify import PX_PER_MM, PageView, Rectified, page_px
 from escalero.scoring.errors import Reason, UnreadableSheetError
 
@@ -578,14 +576,3 @@ def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines, neighbours: np.nda
                                round(uncertain[i], 2)))
     return tuple(out)
 
-
-def flag_unplaced(results: Sequence[Any], snapped: Sequence[SnappedSlot],
-                  settings: PlacementSettings = PLACEMENT) -> list[Any]:
-    """A cell placed too loosely to cut a safe crop is not certain, whatever was read.
-
-    Runs before and after the totals check: the totals may not vouch for such a cell.
-    """
-    return [replace(c, certain=False,
-                    note=note("place_unsure", mm=f"{s.uncertainty_mm:.1f}"))
-            if c.certain and s.uncertainty_mm > settings.max_uncertain_mm else c
-            for c, s in zip(results, snapped, strict=True)]

@@ -59,14 +59,14 @@ def is_red_ink(crops: Sequence[Any]) -> bool:
 
 GRID_PERCENTILE = 97  # of the crop's margin (where the grid lines run): the grid's darkness
 GRID_CLEARANCE = 0.1  # taken off above the grid's darkness, so no line survives
-PAPER_PX = 25  # window of the local paper estimate (10 px/mm)
+SHADE_PAPER_PX = 25  # window of the local paper estimate the shade is taken against (10 px/mm)
 BOX_INSIDE_PX = 2  # the writable box shrunk by this holds no print: all its darkness is ink
 
 
 def _green_darkness(image: np.ndarray) -> np.ndarray:
     """1 - green / local paper: the grid ~0.2-0.5, red ink ~0.8 and more."""
     # Wider than a felt pen's blurred stroke (~1 mm at 10 px/mm), or its middle is "paper".
-    return darkness(image[:, :, 1], PAPER_PX, PAPER_PX / 4)
+    return darkness(image[:, :, 1], SHADE_PAPER_PX, SHADE_PAPER_PX / 4)
 
 
 def drop_grid_by_shade(crops: Sequence[Any]) -> list[Any]:

@@ -26,9 +26,6 @@ class Jitter(NamedTuple):
 # nine (moves of 0.2 mm and turns of 3 degrees besides: 124 against 115, none wrong) at a
 # third of the cost.
 JITTERS = (Jitter(0.93, 0), Jitter(1.07, 0), Jitter(1.0, 2))
-# Only a reading this sure is looked at again: averaging lifts a cell near the threshold,
-# and every cell it made certain on the tuning sheets had been read at >= 0.90.
-FLOOR = 0.8
 
 
 def jittered(image: np.ndarray, jitters: tuple[Jitter, ...] = JITTERS) -> list[np.ndarray]:

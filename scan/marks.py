@@ -28,7 +28,7 @@ MIN_HOLE = 0.08
 # (paper grain, a neighbour's spill: a cheap review); 6 of 7 strikes that were really a
 # faint "10", "40" or "50" did.
 COMPANY = 0.12
-NOISE_SIGMAS = 4.0  # robust sigmas above the paper that count as ink for the loop
+LOOP_INK_SIGMAS = 4.0  # robust sigmas above the paper that count as ink for the loop
 # A faint stroke before the mark, as a share of the mark's own stroke strength, averaged
 # along half the mark's height. Set on generated mild 6-side photos (40 sheets, 960 certain
 # lone digits and strikes whose row allows a longer number): the two faint "15" and "10"
@@ -58,7 +58,7 @@ def _main_mark(crop_bgr: np.ndarray, margin_px: int) -> _Mark | None:
     if h - 2 * m < 8 or w - 2 * m < 8:
         return None
     inner = cv2.GaussianBlur(ink, (0, 0), 1.5)[m:h - m, m:w - m]
-    paper, floor = noise_floor(inner, NOISE_SIGMAS)
+    paper, floor = noise_floor(inner, LOOP_INK_SIGMAS)
     binary = (inner > max(floor, 0.04)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     if n < 2:

@@ -11,32 +11,57 @@ small in the photo, a faint digit before a 0) keeps only half of its reading's w
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from escalero.scan.cells import CellResult, candidates
-from escalero.scoring.certainty import CellBelief, PayoutCertainty, payout_certainty
+from escalero.scoring.certainty import (
+    CERTAINTY,
+    CellBelief,
+    CertaintySettings,
+    PayoutCertainty,
+    payout_certainty,
+)
 from escalero.scoring.model import TOTAL_ROW, Sheet
 
-DOUBTED_WEIGHT: Final = 0.5  # what a rule-doubted reading keeps of its probability
-# The most of an unsure cell's mass outside its row's readings that stays doubt: on 360
-# bench sheets the likeliest of the row's readings was wrong on 10 of the 207 cells whose
-# row readings held under 80% of the mass (seeds 3810000 / 3830000 / 3840000).
-UNHELD: Final = 0.05
+
+@dataclass(frozen=True)
+class PayoutSettings:
+    """How the cells' readings become beliefs, and when the payout they give is certain
+    (ScanOptions.payout). Each field says what it was fitted on."""
+
+    # What a reading doubted by a rule outside the recognizer keeps of its probability.
+    # Not fitted: chosen by hand (0ac3665).
+    doubted_weight: float = 0.5
+    # The most of an unsure cell's mass outside its row's readings that stays doubt: fitted
+    # on 360 bench sheets (seeds 3810000 / 3830000 / 3840000; 7494b98), where the likeliest
+    # of the row's readings was wrong on 10 of the 207 cells whose row readings held under
+    # 80% of the mass.
+    unheld: float = 0.05
+    certainty: CertaintySettings = CERTAINTY
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.doubted_weight <= 1.0 or not 0.0 <= self.unheld < 1.0:
+            raise ValueError("payout: need doubted_weight in (0, 1] and unheld in [0, 1)")
+
+
+PAYOUT = PayoutSettings()
 LEAST: Final = 1e-6  # readings below this are left to the even spread over the rest
 SHOWN_READINGS: Final = 6  # readings per cell in the scan JSON ("readings")
 
 
 def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]],
-            certain_error: float, certain_error_total: float) -> list[CellBelief]:
+            certain_error: float, certain_error_total: float,
+            settings: PayoutSettings = PAYOUT) -> list[CellBelief]:
     """One belief per cell from the readings as the recognizer gave them."""
     out = []
     for c in raw:
         key = (c.side, c.column, c.row)
         eps = certain_error_total if c.row == TOTAL_ROW else certain_error
         # A certain reading's doubt is the error measured for certain readings (eps).
-        dist = _floored(candidates(c), eps, 0.0 if c.certain else UNHELD)
+        dist = _floored(candidates(c), eps, 0.0 if c.certain else settings.unheld)
         if key in doubted:
-            dist = [(v, p * DOUBTED_WEIGHT) for v, p in dist]
+            dist = [(v, p * settings.doubted_weight) for v, p in dist]
         out.append(CellBelief(c.side, c.column, c.row,
                               tuple((v, p) for v, p in dist if p >= LEAST)))
     return out
@@ -62,11 +87,11 @@ def _floored(dist: list[tuple[Any, float]], eps: float, most_unheld: float
     return [(top_v, 1.0 - eps), *((v, p * scale) for v, p in dist[1:])]
 
 
-def assess(sheet: Sheet, cells: Sequence[CellResult], cell_beliefs: Sequence[CellBelief]
-           ) -> PayoutCertainty:
+def assess(sheet: Sheet, cells: Sequence[CellResult], cell_beliefs: Sequence[CellBelief],
+           settings: PayoutSettings = PAYOUT) -> PayoutCertainty:
     """The payout's certainty; the unsure cells (review items) are the ones weighed."""
     asked = [(c.side, c.column, c.row) for c in cells if not c.certain]
-    return payout_certainty(sheet, cell_beliefs, asked)
+    return payout_certainty(sheet, cell_beliefs, asked, settings.certainty)
 
 
 def reassess(sheet: Sheet, cell_beliefs: Sequence[CellBelief],

@@ -12,11 +12,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from escalero.scan import cells as cells_mod
 from escalero.scan import locate, payout
+from escalero.scan.cells import CUTTING, TOTALS, CuttingSettings, TotalsSettings
 from escalero.scan.geometry import (
     TOTAL_ROW,
     SheetGeometry,
@@ -25,21 +26,29 @@ from escalero.scan.geometry import (
     page_frame,
     page_frames,
 )
-from escalero.scan.grid import PlacementSettings, SnappedSlot, flag_unplaced, snap_slots
+from escalero.scan.grid import PlacementSettings, SnappedSlot, snap_slots
 from escalero.scan.infer_layout import infer_layout
 from escalero.scan.ink import drop_grid_by_shade, is_red_ink
 from escalero.scan.load import load_photo
 from escalero.scan.notes import note
+from escalero.scan.passes import PassContext, run_passes
+from escalero.scan.payout import PAYOUT, PayoutSettings
+from escalero.scan.recognize import (
+    READING,
+    Calibrated,
+    Capability,
+    FeatureRecognizer,
+    ReadingSettings,
+    Recognizer,
+)
 from escalero.scan.rectify import (
     MAX_BLUR_MM,
-    MIN_PHOTO_PX_PER_MM,
     TOO_BLURRED,
     Rectified,
     check_markers_sharp,
     outline_blur_mm,
     rectify,
 )
-from escalero.scan.same_hand import doubt_same_hand
 from escalero.scoring.certainty import PayoutCertainty
 from escalero.scoring.errors import (
     EscaleroError,
@@ -56,7 +65,6 @@ from escalero.scoring.report import settle_report
 from escalero.i18n import N_
 
 if TYPE_CHECKING:  # the sheet planner loads only when a layout is named
-    from escalero.scan.recognize import Recognizer
     from escalero.sheets.layout import LayoutSpec
 
 NO_LAYOUT = N_("sheet found, but its QR code cannot be read: name the layout with "
@@ -100,8 +108,15 @@ class ScanOptions:
     # (an Asse strike written as a hooked 0 read as 6, raised to 0.984, confirmed by a
     # total whose 0 reads as 6 too); benchmarks.scan --row-priors measures with it.
     row_priors: bool = False
-    # How sure each cell's placement is and when it is too unsure to be certain (scan.grid).
+    # The stages' tuned values, each field with what it was fitted on: how cells are cut
+    # (scan.cells), when a reading is certain (scan.recognize; a recognizer passed to
+    # scan_photo reads with its own), how sure each cell's placement is (scan.grid), the
+    # written totals check (scan.cells) and when the payout is certain (scan.payout).
+    cutting: CuttingSettings = CUTTING
+    reading: ReadingSettings = READING
     placement: PlacementSettings = field(default_factory=PlacementSettings)
+    totals: TotalsSettings = TOTALS
+    payout: PayoutSettings = PAYOUT
 
 
 @dataclass(frozen=True)
@@ -166,10 +181,10 @@ class _Timer:
 
 
 @functools.lru_cache(maxsize=4)
-def _recognizer(name: str) -> Recognizer:
+def _recognizer(name: str, settings: ReadingSettings = READING) -> Recognizer:
     from escalero.scan.recognize import get_recognizer
 
-    return get_recognizer(name)
+    return get_recognizer(name, settings)
 
 
 def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
@@ -319,22 +334,25 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     with timer.stage("grid"):
         snapped = _snap(rect, geom, source, options.placement)
     with timer.stage("crop"):
-        crops = cells_mod.cut_crops(rect, snapped, geom)
+        crops = cells_mod.cut_crops(rect, snapped, geom, options.cutting)
         if not options.row_priors:
             crops = [replace(c, row=None) for c in crops]
         if is_red_ink(crops):  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
             crops = drop_grid_by_shade(crops)
     with timer.stage("read"):
-        reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
+        reader = (recognizer if recognizer is not None
+                  else _recognizer(options.recognizer, options.reading))
         readings = read_cells(reader, crops, options.adapt)
     with timer.stage("assemble"):
-        raw = _flagged(snapped, readings, crops, rect, options.placement)
-        results = flag_unplaced(cells_mod.check_totals(raw), snapped, options.placement)
+        checked = run_passes(cells_mod.to_results(snapped, readings), PassContext(
+            crops, rect.slot_px_per_mm, options.cutting, options.placement, options.totals))
+        raw, results = list(checked.unchecked), list(checked.cells)
         sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
-        beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader))
-        certainty = payout.assess(sheet, results, beliefs)
+        beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader),
+                                 options.payout)
+        certainty = payout.assess(sheet, results, beliefs, options.payout)
         report["settlement"].update(certain=certainty.certain,
                                     confidence=round(certainty.confidence, 6))
         review = tuple(review_items(results, certainty, options.lang))
@@ -421,18 +439,6 @@ def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: Placement
         raise
 
 
-def _flagged(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequence[Any],
-             rect: Rectified, settings: PlacementSettings) -> list[cells_mod.CellResult]:
-    """The readings as cell results, unsure where the photo says so (cells shown too
-    small, a digit hidden before a zero, a cell not placed on its grid lines) or the
-    sheet's own hand does (scan.same_hand)."""
-    results = cells_mod.to_results(snapped, readings)
-    results = cells_mod.flag_small(results, rect.slot_px_per_mm, MIN_PHOTO_PX_PER_MM)
-    results = cells_mod.flag_hidden_digits(results, crops)
-    results = doubt_same_hand(results, crops)
-    return flag_unplaced(results, snapped, settings)
-
-
 def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],
              options: ScanOptions) -> tuple[Sheet, dict[str, Any], dict[str, Any]]:
     """(sheet, sheet JSON, settle_report) of the read cells, with the table's terms."""
@@ -453,17 +459,17 @@ def _doubted(raw: Sequence[cells_mod.CellResult], readings: Sequence[Any]
             if r.certain and not c.certain}
 
 
-def read_cells(reader: Any, crops: Sequence[Any], adapt: bool) -> list[Any]:
+def read_cells(reader: Recognizer, crops: Sequence[Any], adapt: bool) -> list[Any]:
     """The recognizer's readings; with `adapt`, unsure cells re-read against the sheet's
     certain ones (scan.adapt) when the recognizer gives features."""
-    if not adapt or not hasattr(reader, "read_with_features"):
+    if not adapt or Capability.FEATURES not in reader.capabilities:
         return list(reader.read(crops))
-    readings, feats = reader.read_with_features(crops)
+    readings, feats = cast(FeatureRecognizer, reader).read_with_features(crops)
     if feats is None:
         return list(readings)
     from escalero.scan.adapt import adapt as adapt_sheet
 
-    cal = reader.calibration
+    cal = cast(FeatureRecognizer, reader).calibration
     return list(adapt_sheet(readings, feats,
                             lambda i, v: cal.threshold(crops[i].allowed, v)).readings)
 
@@ -571,10 +577,10 @@ def review_items(results: list[cells_mod.CellResult],
     return items
 
 
-def _certain_error(reader: Any) -> tuple[float, float]:
+def _certain_error(reader: Recognizer) -> tuple[float, float]:
     """How often the reader's certain readings were wrong at calibration (entries, totals);
     a reader without a calibration gets a cautious 1% for both."""
-    cal = getattr(reader, "calibration", None)
-    if cal is None:
+    if Capability.CALIBRATED not in reader.capabilities:
         return 0.01, 0.01
+    cal = cast(Calibrated, reader).calibration
     return float(cal.certain_error), float(cal.certain_error_total)

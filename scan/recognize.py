@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -26,25 +27,52 @@ from escalero.scoring.model import CellValue
 MAX_ALTERNATIVES = 3
 MIN_ALTERNATIVE = 0.001
 
-# Readings the network is surer of than it should be on other writers' hands, so they need
-# LOOKALIKE_ACCEPT to be certain: a strike where the row allows a number a quick hand writes
-# as one stroke (a slashed 9, a 10 whose 1 is faint), and a number where the row also allows
-# it with one digit drawn alike (a 12 that is an 18 with a small loop, a 6 that is a 9). On
-# 6,298 stored bench sheets, certain readings of these kinds between 0.98 and 0.995 were
-# wrong 1-5% of the time (a strike in the Buben row: 16 of 308), where the accept threshold
-# is fitted for 0.02%.
-LOOKALIKE_ACCEPT = 0.995
-# A strike there needs more still: on real photos (benchmarks.real) an empty golf cell
-# holding the tail of a circled number from the row above read as struck at 0.998. On
-# 6,298 stored bench sheets 0.999 cost 0.06 flags per sheet and left one silent cell fewer.
-STRUCK_LOOKALIKE_ACCEPT = 0.999
+@dataclass(frozen=True)
+class ReadingSettings:
+    """When the recognizer calls a reading certain, beyond the threshold fitted next to the
+    weights (models/digits.json: temperature, accept, accept_total; models/lone_stroke.json:
+    the 1-or-struck split and its own accept; their recipes in docs/digit-model.md). A
+    recognizer reads with one (DigitModelRecognizer(settings=...), ScanOptions.reading).
+    Each field says what it was fitted on."""
+
+    # No reading is certain below this, whatever digits.json says (0.98): fitted on
+    # benchmarks.real (818 cells of 15 real photos, truth by eye; d03e04c), where a 9 with a
+    # long tail read as 8 at 0.982; too few cells to fit a threshold on, so the stricter holds.
+    real_photo_accept: float = 0.985
+    # Readings the network is surer of than it should be on other writers' hands
+    # (lookalike()): a strike where the row allows a number a quick hand writes as one
+    # stroke (a slashed 9, a 10 whose 1 is faint), and a number where the row also allows it
+    # with one digit drawn alike (a 12 that is an 18, a 6 that is a 9). Fitted on 6,298
+    # stored bench sheets (seeds 42x0000-45x0000, 55x0000-58x0000; 10778b7): such certain
+    # readings between 0.98 and 0.995 were wrong 1-5% of the time (a Buben strike: 16 of
+    # 308), where the accept threshold is fitted for 0.02%.
+    lookalike_accept: float = 0.995
+    # A strike there needs more still: fitted on benchmarks.real (d03e04c), where an empty
+    # golf cell holding a circled number's tail read as struck at 0.998; on the 6,298 bench
+    # sheets 0.999 cost 0.06 flags per sheet and left one silent cell fewer.
+    struck_lookalike_accept: float = 0.999
+    # Only an unsure reading this sure gets the second look (scan.jitter): fitted on 300
+    # tuning sheets (51e83eb), where every cell the second look made certain had been read
+    # at >= 0.90.
+    second_look_from: float = 0.8
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.second_look_from <= 1.0:
+            raise ValueError("reading: need 0 < second_look_from <= 1")
+        if not 0.0 <= self.real_photo_accept <= self.lookalike_accept \
+                <= self.struck_lookalike_accept <= 1.0:
+            raise ValueError("reading: need 0 <= real_photo_accept <= lookalike_accept <= "
+                             "struck_lookalike_accept <= 1")
+
+
+READING = ReadingSettings()
 STRUCK_LOOKALIKES = (9, 10)  # numbers a strike may be
 DIGIT_LOOKALIKES = (("2", "8"), ("6", "9"))  # (digit read, digit it may be)
 
 
 def lookalike(allowed: tuple[int, ...], reading: CellValue) -> bool:
     """Whether `reading` of a cell whose row allows `allowed` is one of the readings that
-    need LOOKALIKE_ACCEPT (see there)."""
+    need ReadingSettings.lookalike_accept (see there)."""
     if reading == "x":
         return any(v in allowed for v in STRUCK_LOOKALIKES)
     if not isinstance(reading, int):
@@ -117,13 +145,38 @@ def no_total_struck(ranked: Sequence[tuple[CellValue, float]]
     return tuple(sorted(probs.items(), key=lambda vp: -vp[1]))
 
 
+class Capability(StrEnum):
+    """What a recognizer offers beyond `read`, declared in its `capabilities`."""
+
+    # read_with_features(crops) -> (readings, penultimate features or None): scan.adapt
+    # compares a sheet's cells with them (FeatureRecognizer).
+    FEATURES = "features"
+    # .calibration, a digit_model.Calibration: its accept thresholds and how often its
+    # certain readings were wrong, which the payout keeps as doubt (Calibrated).
+    CALIBRATED = "calibrated"
+
+
 @runtime_checkable
 class Recognizer(Protocol):
     name: str
+    capabilities: frozenset[Capability]
 
     def available(self) -> bool: ...
 
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]: ...
+
+
+class Calibrated(Recognizer, Protocol):
+    """A recognizer with Capability.CALIBRATED."""
+
+    calibration: digit_model.Calibration
+
+
+class FeatureRecognizer(Calibrated, Protocol):
+    """A recognizer with Capability.FEATURES (and CALIBRATED: adapt needs its thresholds)."""
+
+    def read_with_features(self, crops: Sequence[CellCrop], features: bool = True
+                           ) -> tuple[list[CellReading], np.ndarray | None]: ...
 
 
 class DigitModelRecognizer:
@@ -131,13 +184,17 @@ class DigitModelRecognizer:
     where it is installed, else cv2.dnn."""
 
     name = "default"
+    capabilities = frozenset({Capability.FEATURES, Capability.CALIBRATED})
 
     def __init__(self, model_path: Path | None = None, max_members: int | None = None,
                  engine: str | None = None, lone_stroke: bool = True,
-                 edge_ink: bool = True, second_look: bool = True) -> None:
+                 edge_ink: bool = True, second_look: bool = True,
+                 settings: ReadingSettings = READING) -> None:
         self.model_path = Path(model_path or digit_model.MODEL_PATH)
+        self.settings = settings
         # Temperature and accept threshold live next to the weights (digits.json).
-        self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"))
+        self.calibration = digit_model.Calibration.load(self.model_path.with_suffix(".json"),
+                                                        settings.real_photo_accept)
         # Read once, not per photo. `max_members` only serves benchmarks: the calibration
         # in digits.json is fitted to the whole team's mean logits.
         team = digit_model.members(self.model_path)
@@ -226,13 +283,13 @@ class DigitModelRecognizer:
 
     def _jittered(self, crops: Sequence[CellCrop], logits: np.ndarray,
                   readings: list[CellReading]) -> list[CellReading]:
-        """Unsure cells read at least jitter.FLOOR read again at the small changes of
-        scan.jitter, their logits averaged with the reading so far (of the crop without a
-        neighbour's stroke where scan.edge_ink took one off). The average stands only
-        where it agrees with the reading so far on the value, so it can make a cell certain
-        but never changes what it says."""
+        """Unsure cells read at least ReadingSettings.second_look_from read again at the
+        small changes of scan.jitter, their logits averaged with the reading so far (of the
+        crop without a neighbour's stroke where scan.edge_ink took one off). The average
+        stands only where it agrees with the reading so far on the value, so it can make a
+        cell certain but never changes what it says."""
         unsure = [i for i, r in enumerate(readings)
-                  if not r.certain and r.confidence >= jitter.FLOOR]
+                  if not r.certain and r.confidence >= self.settings.second_look_from]
         if not unsure:
             return readings
         k = len(jitter.JITTERS)
@@ -261,8 +318,8 @@ class DigitModelRecognizer:
             ranked = no_total_struck(ranked)
         accept = threshold(crop.allowed, ranked[0][0])
         if crop.allowed is not None and lookalike(crop.allowed, ranked[0][0]):
-            accept = max(accept, STRUCK_LOOKALIKE_ACCEPT if ranked[0][0] == "x"
-                         else LOOKALIKE_ACCEPT)
+            accept = max(accept, self.settings.struck_lookalike_accept if ranked[0][0] == "x"
+                         else self.settings.lookalike_accept)
         if self.lone_stroke is not None and lone_stroke_mod.applies(ranked, crop.allowed):
             ranked = self.lone_stroke.split(ranked)
             accept = max(accept, self.lone_stroke.accept)
@@ -282,10 +339,11 @@ def _multi_digit(value: CellValue) -> bool:
 RECOGNIZERS = ("default", "tesseract")
 
 
-def get_recognizer(name: str = "default") -> Recognizer:
-    """The recognizer called `name`; raises ToolMissingError if it cannot run here."""
+def get_recognizer(name: str = "default", settings: ReadingSettings = READING) -> Recognizer:
+    """The recognizer called `name` (the default reading with `settings`); raises
+    ToolMissingError if it cannot run here."""
     if name in ("default", "cnn", "digits"):
-        rec: Recognizer = DigitModelRecognizer()
+        rec: Recognizer = DigitModelRecognizer(settings=settings)
     elif name == "tesseract":
         from escalero.scan.tesseract_reader import TesseractRecognizer
 

@@ -24,10 +24,11 @@ from escalero.scoring.errors import Reason, UnreadableSheetError
 from escalero.i18n import N_
 
 PX_PER_MM = 10.0  # the cell-reading contract's resolution
-# The digit model is trained down to ~2.8 px/mm: cells shown below MIN_PHOTO_PX_PER_MM are
-# read but flagged (a 1600 px upload of a sheet filling most of the frame is ~2.5-3 px/mm);
-# a sheet shown below MIN_SHEET_PX_PER_MM (median cell) is refused.
-MIN_PHOTO_PX_PER_MM = 2.5
+CELL_MARGIN_MM = 1.5  # ...and its margin: a crop is the writable box grown by this each side
+# The digit model is trained down to ~2.8 px/mm: cells shown below
+# scan.cells.CuttingSettings.small_px_per_mm are read but flagged (a 1600 px upload of a
+# sheet filling most of the frame is ~2.5-3 px/mm); a sheet shown below
+# MIN_SHEET_PX_PER_MM (median cell) is refused.
 MIN_SHEET_PX_PER_MM = 2.0
 MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 from escalero.scan.digit_model import preprocess
-from escalero.scan.recognize import CellCrop, CellReading
+from escalero.scan.recognize import Capability, CellCrop, CellReading
 from escalero.scoring.model import CellValue
 
 # Tesseract's own confidence is not calibrated for handwriting: cap it below the threshold.
@@ -54,6 +54,7 @@ def constrain(text: str, conf: float, allowed: tuple[int, ...] | None, ink: floa
 
 class TesseractRecognizer:
     name = "tesseract"
+    capabilities: frozenset[Capability] = frozenset()
 
     def available(self) -> bool:
         if shutil.which("tesseract") is None:

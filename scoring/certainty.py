@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Final
 
 import numpy as np
 from escalero.scoring.model import (
@@ -44,22 +43,42 @@ from escalero.scoring.rulesets import Ruleset
 from escalero.scoring.settle import settle, settle_totals
 from escalero.scoring.written_total import WRITTEN_TOTAL
 
-# A payout is "certain" at or above this probability of being exactly the one shown.
-# Chosen on the tuning benchmark sets (456 read sheets, 2/3/6 sides, mild and harsh): no
-# payout read at 0.96 or more was wrong there; 0.99 keeps a margin for the model's
-# independence assumption. The fresh sets in the README check it.
-PAYOUT_ACCEPT: Final = 0.99
-# A reading needs at least this much of its cell's distribution to count as one that
-# "could" change the payout (smaller ones stay in the confidence, not in the questions).
-PLAUSIBLE: Final = 0.001
-# ...and it must move its column's top by at least this much (total variation): less
-# means another cell of the column is the one that decides it.
-AFFECTS: Final = 0.1
-# At most this many cells are asked about when the doubt is spread over a close column.
-MAX_DOUBT_CELLS: Final = 4
-# An unfinished sheet with at most this many empty entries is taken for a finished game
-# with misread cells, and those cells are asked about first.
-MAX_EMPTY_ASKED: Final = 4
+
+@dataclass(frozen=True)
+class CertaintySettings:
+    """When a payout is certain and which cells a person is asked about (the scanner's
+    scan.payout.PayoutSettings carries one). Each field says what it was fitted on."""
+
+    # A payout is "certain" at or above this probability of being exactly the one shown.
+    # Chosen on the tuning benchmark sets (456 read sheets, 2/3/6 sides, mild and harsh;
+    # 0ac3665): no payout read at 0.96 or more was wrong there; 0.99 keeps a margin for the
+    # model's independence assumption. The fresh sets in the README check it.
+    accept: float = 0.99
+    # A reading needs at least this much of its cell's distribution to count as one that
+    # "could" change the payout (smaller ones stay in the confidence, not in the
+    # questions). Not fitted: chosen by hand (0ac3665).
+    plausible: float = 0.001
+    # ...and it must move its column's top by at least this much (total variation): less
+    # means another cell of the column is the one that decides it. Not fitted: chosen by
+    # hand (db3de71).
+    affects: float = 0.1
+    # At most this many cells are asked about when the doubt is spread over a close column.
+    # Not fitted: chosen by hand (aca3069).
+    max_doubt_cells: int = 4
+    # An unfinished sheet with at most this many empty entries is taken for a finished game
+    # with misread cells, and those cells are asked about first. Not fitted: chosen by hand
+    # (dde3be3).
+    max_empty_asked: int = 4
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.accept <= 1.0 or not 0.0 <= self.plausible <= 1.0 \
+                or not 0.0 <= self.affects <= 1.0:
+            raise ValueError("certainty: accept in (0, 1], plausible and affects in [0, 1]")
+        if self.max_doubt_cells < 0 or self.max_empty_asked < 0:
+            raise ValueError("certainty: max_doubt_cells and max_empty_asked must be >= 0")
+
+
+CERTAINTY = CertaintySettings()
 # Outcomes below this mass are not enumerated (their mass counts as "not as shown", which
 # can only lower the confidence; at most a few 1e-6 on a sheet).
 _NEGLIGIBLE = 1e-9
@@ -100,7 +119,7 @@ class CellImpact:
 @dataclass(frozen=True)
 class PayoutCertainty:
     confidence: float  # probability that the settlement shown is right
-    certain: bool  # confidence >= PAYOUT_ACCEPT and the sheet is finished
+    certain: bool  # confidence >= CertaintySettings.accept and the sheet is finished
     finished: bool
     impacts: tuple[CellImpact, ...]  # one per unsure cell, largest gain first
 
@@ -114,10 +133,11 @@ class PayoutCertainty:
 
 
 def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterable[CellKey] = (),
-                     accept: float = PAYOUT_ACCEPT) -> PayoutCertainty:
+                     settings: CertaintySettings = CERTAINTY) -> PayoutCertainty:
     """The settlement's confidence, and the impact on it of each cell in `asked` (the
     cells a person may be asked about; each needs a belief). See the module doc."""
-    model = _Model(sheet, {b.key: b for b in beliefs})
+    accept = settings.accept
+    model = _Model(sheet, {b.key: b for b in beliefs}, settings)
     shown = settle(sheet).points
     outcomes = [model.column_outcomes(c) for c in range(model.columns)]
     confidence = model.joint(outcomes, shown)
@@ -133,8 +153,8 @@ def payout_certainty(sheet: Sheet, beliefs: Iterable[CellBelief], asked: Iterabl
                                        accept - confidence)
     impacts.sort(key=lambda i: (-i.affects_payout, -i.gain, _reading_order(i.key, sheet)))
     if confidence < accept:
-        impacts = _needed(impacts, lambda keys: _confirmed(sheet, model.beliefs, keys, shown,
-                                                           outcomes), accept)
+        impacts = _needed(impacts, lambda keys: _confirmed(model, keys, shown, outcomes),
+                          accept)
     else:
         impacts = [replace(i, affects_payout=False, could_change=True) if i.affects_payout
                    else i for i in impacts]
@@ -168,11 +188,12 @@ def _needed(impacts: list[CellImpact], confirmed: Callable[[set[CellKey]], float
     return out
 
 
-def _confirmed(sheet: Sheet, beliefs: Mapping[CellKey, CellBelief], keys: set[CellKey],
-               shown: Sequence[object], outcomes: Sequence[Mapping[Outcome, float]]) -> float:
+def _confirmed(full: _Model, keys: set[CellKey], shown: Sequence[object],
+               outcomes: Sequence[Mapping[Outcome, float]]) -> float:
     """The confidence once a person has confirmed the readings shown of `keys` (only
     their columns' outcomes change)."""
-    model = _Model(sheet, {k: b for k, b in beliefs.items() if k not in keys})
+    model = _Model(full.sheet, {k: b for k, b in full.beliefs.items() if k not in keys},
+                   full.settings)
     touched = {key[1] for key in keys}
     return model.joint([model.column_outcomes(c) if c in touched else outcomes[c]
                         for c in range(model.columns)], shown)
@@ -185,7 +206,7 @@ def _empty_first(impacts: list[CellImpact], model: _Model,
     empty for sure or not: at the end of a game a few empty entries are more likely
     misread than unwritten. Many empty entries mean a game in progress: nothing is added."""
     empty = empty_entries(model.sheet)
-    if len(empty) > MAX_EMPTY_ASKED:
+    if len(empty) > model.settings.max_empty_asked:
         return impacts
     by_key = {i.key: i for i in impacts}
     first = []
@@ -237,8 +258,10 @@ def _with_rest(pairs: Sequence[tuple[CellValue, float]], allowed: Sequence[int]
 class _Model:
     """The sheet's cells as point distributions, column by column (see module doc)."""
 
-    def __init__(self, sheet: Sheet, beliefs: Mapping[CellKey, CellBelief]):
+    def __init__(self, sheet: Sheet, beliefs: Mapping[CellKey, CellBelief],
+                 settings: CertaintySettings):
         self.sheet = sheet
+        self.settings = settings
         self.rules: Ruleset = sheet.ruleset
         self.columns = self.rules.columns
         self.n = len(sheet.sides)
@@ -366,8 +389,9 @@ class _Model:
         shown_value = (self.sheet.sides[s].written_totals[c] if row == TOTAL_ROW
                        else cell_to_json(self.sheet.sides[s].cell(c, row)))
         base = self._conditioned(key, shown_value)
-        affects = any(_total_variation(self._conditioned(key, v), base) >= AFFECTS
-                      for v, p in self.readings(key) if p >= PLAUSIBLE and v != shown_value)
+        affects = any(_total_variation(self._conditioned(key, v), base) >= self.settings.affects
+                      for v, p in self.readings(key)
+                      if p >= self.settings.plausible and v != shown_value)
         shown = settle(self.sheet).points
         confirmed = self.joint([*outcomes[:c], base, *outcomes[c + 1:]], shown)
         return CellImpact(key=key, affects_payout=affects, gain=max(0.0, confirmed - confidence))
@@ -379,7 +403,7 @@ class _Model:
         out = []
         for key in list(self.beliefs):
             ranked = sorted(self.readings(key), key=lambda a: -a[1])
-            if key in asked or len(ranked) < 2 or ranked[1][1] < PLAUSIBLE:
+            if key in asked or len(ranked) < 2 or ranked[1][1] < self.settings.plausible:
                 continue
             impact = self.impact(key, outcomes, confidence)
             if impact.affects_payout:
@@ -391,7 +415,7 @@ class _Model:
         """When no single plausible reading can change the payout yet it is not certain,
         the doubt is spread thin over many cells of close columns (a one-point margin):
         the cells whose confirmation raises the confidence most, until together they
-        would make up what is missing (at most MAX_DOUBT_CELLS)."""
+        would make up what is missing (at most `max_doubt_cells`)."""
         contested = {c for c in range(self.columns)
                      if max(outcomes[c].values(), default=0.0) < 1.0 - _NEGLIGIBLE}
         found = []
@@ -403,7 +427,7 @@ class _Model:
                 found.append(replace(impact, affects_payout=True, extra=True))
         found.sort(key=lambda i: -i.gain)
         out: list[CellImpact] = []
-        for impact in found[:MAX_DOUBT_CELLS]:
+        for impact in found[:self.settings.max_doubt_cells]:
             out.append(impact)
             need -= impact.gain
             if need <= 0.0:

@@ -99,6 +99,8 @@ class InkRecognizer:
     cells) without depending on a trained model.
     """
 
+    capabilities: frozenset = frozenset()
+
     def read(self, crops):
         out = []
         for c in crops:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from escalero.scan.cells import SUSPECT, CellResult, ConfirmRule
+from escalero.scan.cells import TOTALS, CellResult, ConfirmRule
 
 from benchmarks import totals
 
@@ -37,8 +37,9 @@ def test_specs_are_parsed_or_explained() -> None:
     assert totals.PhotoSet.parse("mild:6:3940000") == totals.PhotoSet("mild", 6, 3940000)
     assert totals.PhotoSet.parse("mild:3:1:fonts").source == "fonts"
     assert totals.parse_rule("0.995:0.8") == totals.Rule(ConfirmRule(0.995, 0.8, 0.995, 0.8))
-    assert totals.parse_rule("0.995:0.5:0.999:0.9") == totals.Rule(ConfirmRule(), SUSPECT)
+    assert totals.parse_rule("0.995:0.5:0.999:0.9") == totals.Rule(ConfirmRule(), TOTALS.suspect)
     assert totals.parse_rule("0.995:0.5:0.999:0.9/0.003") == totals.Rule(ConfirmRule(), 0.003)
+    assert totals.parse_rule("0.995:0.5:0.999:0.9/none") == totals.Rule(ConfirmRule(), None)
     for bad in ("mild:6", "blurry:2:1", "mild:two:1"):
         with pytest.raises(argparse.ArgumentTypeError, match="LEVEL|number"):
             totals.PhotoSet.parse(bad)

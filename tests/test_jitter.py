@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 from escalero.scan import digit_model
-from escalero.scan.jitter import FLOOR, JITTERS, jittered
-from escalero.scan.recognize import CellCrop, CellReading, DigitModelRecognizer
+from escalero.scan.jitter import JITTERS, jittered
+from escalero.scan.recognize import READING, CellCrop, CellReading, DigitModelRecognizer
 
 PAPER = (225, 232, 236)
 INK = (140, 60, 20)  # blue ballpoint (BGR)
@@ -46,7 +46,7 @@ def _logits(digit_scores: dict[int, float]) -> np.ndarray:
 
 
 UNSURE_4 = {4: 6.0, 3: 3.5}  # 4 first (about 0.83), not certain
-DOUBTFUL_4 = {4: 6.0, 3: 5.5}  # 4 first, below jitter.FLOOR
+DOUBTFUL_4 = {4: 6.0, 3: 5.5}  # 4 first, below READING.second_look_from
 
 
 def _fake_networks(monkeypatch: pytest.MonkeyPatch, jittered_scores: dict[int, float],
@@ -71,7 +71,7 @@ def test_a_second_look_that_agrees_makes_the_cell_certain(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_networks(monkeypatch, {4: 30.0})
     first, second = _read(False), _read(True)
-    assert first.value == 4 and first.confidence >= FLOOR and not first.certain
+    assert first.value == 4 and first.confidence >= READING.second_look_from and not first.certain
     assert second.value == 4 and second.certain
 
 
@@ -79,7 +79,7 @@ def test_a_reading_below_the_floor_is_not_looked_at_again(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_networks(monkeypatch, {4: 30.0}, first=DOUBTFUL_4)
     first, second = _read(False), _read(True)
-    assert first.value == 4 and first.confidence < FLOOR
+    assert first.value == 4 and first.confidence < READING.second_look_from
     assert second == first
 
 

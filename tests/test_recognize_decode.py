@@ -278,13 +278,14 @@ def _two_digits(tens: int, unit: int, other_unit: int, p: float) -> CellScores:
 def test_the_accept_threshold_holds_on_real_photos() -> None:
     """benchmarks.real saw a 9 read as 8 at 0.982: no reading is certain below 0.985,
     whatever the fitted threshold in digits.json says."""
-    from escalero.scan.digit_model import REAL_PHOTO_ACCEPT
+    from escalero.scan.recognize import READING
 
+    least = READING.real_photo_accept
     reader = DigitModelRecognizer(lone_stroke=False)
-    assert reader.calibration.accept >= REAL_PHOTO_ACCEPT >= 0.983
+    assert reader.calibration.accept >= least >= 0.983
     jacks = CellCrop(np.zeros((1, 1, 3), np.uint8), (3, 6, 9, 12, 15))
     nine = reader._decode(_struck_or(9, 0.018), jacks)
-    assert nine.value == 9 and 0.98 < nine.confidence < REAL_PHOTO_ACCEPT
+    assert nine.value == 9 and 0.98 < nine.confidence < least
     assert not nine.certain
     assert reader._decode(_struck_or(9, 0.01), jacks).certain
 
@@ -293,10 +294,10 @@ def test_lookalike_readings_need_more_to_be_certain() -> None:
     """A strike where the row allows a 9 or a 10, a 12 where 18 is allowed, a 6 where 9
     is: read at 0.99 they are not certain; the same confidence is where nothing allowed
     looks alike."""
-    from escalero.scan.recognize import LOOKALIKE_ACCEPT, STRUCK_LOOKALIKE_ACCEPT, lookalike
+    from escalero.scan.recognize import READING, lookalike
 
     reader = DigitModelRecognizer(lone_stroke=False)
-    p = (reader.calibration.accept + LOOKALIKE_ACCEPT) / 2
+    p = (reader.calibration.accept + READING.lookalike_accept) / 2
     jacks, queens = (3, 6, 9, 12, 15), (4, 8, 12, 16, 20)
 
     def crop(row: str, allowed: tuple[int, ...]) -> CellCrop:
@@ -308,7 +309,7 @@ def test_lookalike_readings_need_more_to_be_certain() -> None:
     assert struck_queens.value == "x" and struck_queens.certain
     # A strike there (a 9's tail, a neighbour's stroke) needs more than other lookalikes.
     assert not reader._decode(_struck_or(9, 0.998), crop("jacks", jacks)).certain
-    assert reader._decode(_struck_or(9, (1 + STRUCK_LOOKALIKE_ACCEPT) / 2),
+    assert reader._decode(_struck_or(9, (1 + READING.struck_lookalike_accept) / 2),
                           crop("jacks", jacks)).certain
     twelve = reader._decode(_two_digits(1, 2, 8, p), crop("aces", ACES))
     assert twelve.value == 12 and not twelve.certain

@@ -64,7 +64,7 @@ def test_a_total_confirms_a_doubted_cell_only_as_surely_as_a_strike() -> None:
                         alternatives=((2, 0.0024),))
         assert nines.row == "nines" and not nines.certain
         if not doubted:
-            nines = replace(nines, note=None)
+            nines = replace(nines, note=None, written_like=None)
         total = CellResult(0, 0, TOTAL_ROW, 1, 0.7, ((2, 0.29),), False, (0, 0, 10, 10))
         return [nines, total]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from escalero.scan.adapt import AdaptParams, adapt
-from escalero.scan.recognize import CellReading
+from escalero.scan.recognize import Capability, CellReading
 
 ACCEPT = 0.99
 
@@ -111,6 +111,7 @@ def test_the_read_stage_adapts_a_sample_photo_and_only_adds_certainty() -> None:
 
     class Keeper:
         name, calibration = reader.name, reader.calibration
+        capabilities = frozenset({Capability.CALIBRATED})
 
         def available(self) -> bool:
             return True

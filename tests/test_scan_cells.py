@@ -9,8 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from escalero.scan.cells import (
-    CONFIRM_FROM,
-    MIS_ADD_SLACK,
+    CUTTING,
+    TOTALS,
     CellResult,
     check_totals,
     cut_crops,
@@ -48,7 +48,7 @@ def test_crops_follow_the_contract() -> None:
         assert abs(w - s.box[2] * 10) <= 1 and abs(h - s.box[3] * 10) <= 1
         if s.is_total:
             assert crop.allowed is None
-            assert crop.total_cap == geom.ruleset.largest_column_sum + MIS_ADD_SLACK
+            assert crop.total_cap == geom.ruleset.largest_column_sum + CUTTING.total_slack
         else:
             assert crop.allowed == geom.ruleset.row(s.row).allowed
             assert crop.total_cap is None
@@ -93,14 +93,15 @@ def test_total_reranks_the_one_unsure_cell_but_never_makes_it_certain() -> None:
 
 
 def test_total_supporting_the_top_reading_raises_confidence_only() -> None:
-    # Read below CONFIRM_FROM on its own: an agreeing total raises it, but not to certain.
-    low = CONFIRM_FROM - 0.05
+    # Read below the confirm rule's `first` on its own: an agreeing total raises it, but
+    # not to certain.
+    low = TOTALS.confirm.first - 0.05
     cells = [_cell("nines", 3, 0.99, True), _cell("tens", 4, low, False, [(10, 0.25)]),
              _cell("total", 7, 0.95, True)]
     out = _by_row(check_totals(cells))
     assert out["tens"].value == 4 and out["tens"].confidence > 0.95
     assert not out["tens"].certain
-    # From CONFIRM_FROM on, the same agreeing total confirms it.
+    # From `first` on, the same agreeing total confirms it.
     cells[1] = _cell("tens", 4, 0.7, False, [(10, 0.25)])
     out = _by_row(check_totals(cells))
     assert out["tens"].value == 4 and out["tens"].certain
@@ -219,9 +220,9 @@ def test_a_total_the_entries_back_up_beyond_doubt_is_certain() -> None:
     out = _by_row(check_totals([*cells, total]))
     assert out["total"].value == 16 and out["total"].certain
     assert str(out["total"].note) == "durch Summe bestätigt"
-    # A total read less surely on its own (below CONFIRM_FROM) stays for review, as
+    # A total read less surely on its own (below the rule's `first`) stays for review, as
     # entries do.
-    low = CONFIRM_FROM - 0.05
+    low = TOTALS.confirm.first - 0.05
     cells[1] = _cell("tens", 4, low, False, [(6, 0.9 - low)])
     weak = _cell("total", 16, low, False, [(76, 0.95 - low)])
     out = _by_row(check_totals([*cells, weak]))
@@ -337,7 +338,7 @@ def test_a_total_that_adds_up_only_with_an_unsure_strike_is_confirmed_as_surely(
 def test_a_total_read_unsurely_confirms_only_beyond_doubt() -> None:
     # Tens 4 (0.97) or 10 (0.005); the total 7 or 13. Read at 0.75 / 0.2 the total backs
     # the 4 to 0.998 and confirms it; read at 0.6 / 0.3 it backs it to 0.997, which a
-    # total read below CONFIDENT_TOTAL may not confirm (it needs 0.999).
+    # total read below TOTALS.confident_total may not confirm (it needs 0.999).
     def column(total: float, rival: float) -> list[CellResult]:
         return [_cell("nines", 3, 0.99, True), _cell("tens", 4, 0.97, False, [(10, 0.005)]),
                 _cell("total", 7, total, False, [(13, rival)])]
@@ -408,7 +409,7 @@ def test_mis_added_column_flags_the_total_and_only_the_doubtful_entries() -> Non
     cells = [_cell("nines", 3, 0.99999, True), _cell("tens", 4, 0.995, True),
              _cell("jacks", 9, 0.9999, True), _cell("total", 99, 0.99, True)]
     out = _by_row(check_totals(cells))
-    assert out["nines"].certain and out["jacks"].certain  # read far above DOUBT
+    assert out["nines"].certain and out["jacks"].certain  # read far above TOTALS.doubt
     assert not out["tens"].certain and not out["total"].certain
     assert "Kolonne prüfen" in out["total"].note
 
@@ -423,11 +424,11 @@ def test_a_mis_added_column_leaves_entries_certain_that_could_not_explain_it() -
     cells = [_cell("nines", 3, 0.998, True, [(2, 0.002)]),
              _cell("tens", 4, 0.998, True, [(10, 0.002)]),
              _cell("jacks", 9, 0.997, True), _cell("total", 46, 0.99, True)]
-    out = _by_row(check_totals(cells, suspect=0.003))
+    out = _by_row(check_totals(cells, replace(TOTALS, suspect=0.003)))
     assert out["nines"].certain and out["tens"].certain
     assert not out["jacks"].certain and out["jacks"].note.key == "check_column"
     assert not out["total"].certain and "Kolonne prüfen" in out["total"].note
-    every = _by_row(check_totals(cells))  # the default: every entry below DOUBT
+    every = _by_row(check_totals(cells))  # the default: every entry below TOTALS.doubt
     assert not every["nines"].certain and not every["tens"].certain
 
 
@@ -440,8 +441,9 @@ def test_a_number_the_row_does_not_allow_may_explain_a_mis_added_column() -> Non
                        outside=((34, 0.0011),))
         return [_cell("nines", 3, 0.9995, True), tens, _cell("total", total, 0.99, True)]
 
-    assert not _by_row(check_totals(column(37), suspect=0.003))["tens"].certain  # 3 + 34
-    assert _by_row(check_totals(column(50), suspect=0.003))["tens"].certain
+    spare = replace(TOTALS, suspect=0.003)
+    assert not _by_row(check_totals(column(37), spare))["tens"].certain  # 3 + 34
+    assert _by_row(check_totals(column(50), spare))["tens"].certain
 
 
 def test_a_total_the_column_disagrees_with_is_not_called_confirmed() -> None:
@@ -474,7 +476,7 @@ def test_a_certain_entry_the_total_contradicts_goes_to_review() -> None:
     assert out["aces"].note == note("total_fits", written=207, value=18)
     assert not out["total"].certain
     assert all(c.certain for c in out.values() if c.row not in ("aces", "total"))
-    # Read beyond DOUBT, the entry stays certain.
+    # Read beyond TOTALS.doubt, the entry stays certain.
     assert _by_row(check_totals(_aces_column(0.9995, 0.0004)))["aces"].certain
 
 

@@ -32,7 +32,7 @@ def photos(tmp_path_factory) -> dict[str, str]:
 
 @pytest.fixture(autouse=True)
 def ink_reader(monkeypatch) -> None:
-    monkeypatch.setattr(pipeline, "_recognizer", lambda name: InkRecognizer())
+    monkeypatch.setattr(pipeline, "_recognizer", lambda *_: InkRecognizer())
 
 
 def test_single_photo_table(photos, capsys) -> None:

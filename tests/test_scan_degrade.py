@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from escalero.scan.cells import CellResult
+from escalero.scan.cells import CellResult, flag_unplaced
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import (
     PLACEMENT,
     PlacementSettings,
-    flag_unplaced,
     is_gray,
     snap_slots,
 )
@@ -67,9 +66,10 @@ def test_hidden_grid_degrades_to_flagged_cells(page) -> None:
     assert max(s.uncertainty_mm for s in seen) <= 2 * PLACEMENT.found_mm
     assert min(s.uncertainty_mm for s in far) > PLACEMENT.max_uncertain_mm
     # Flagged with a note, never dropped; a certain reading elsewhere stays certain.
-    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, None, 0.99, (), True, s.box)
+    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, None, 0.99, (), True, s.box,
+                        place_mm=s.uncertainty_mm)
              for s in snapped]
-    flagged = flag_unplaced(cells, snapped)
+    flagged = flag_unplaced(cells)
     assert all(not c.certain and str(c.note).startswith("Lage unsicher")
                for c, s in zip(flagged, snapped, strict=True) if s in far)
     assert all(c.certain for c, s in zip(flagged, snapped, strict=True) if s in seen)
@@ -83,9 +83,10 @@ def test_sheet_without_a_visible_grid_is_read_with_every_cell_flagged(page) -> N
     assert len(snapped) == len(GEOM.slots)
     window = PLACEMENT.max_uncertain_mm
     assert all(s.edges_found == 0 and s.uncertainty_mm > window for s in snapped)
-    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, 3, 0.999, (), True, s.box)
+    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, 3, 0.999, (), True, s.box,
+                        place_mm=s.uncertainty_mm)
              for s in snapped]
-    flagged = flag_unplaced(cells, snapped)
+    flagged = flag_unplaced(cells)
     assert all(not c.certain and str(c.note).startswith("Lage unsicher") for c in flagged)
     with pytest.raises(UnreadableSheetError, match="grid"):  # a guessed layout: refused
         snap_slots(flat, GEOM, strict=True)
@@ -105,7 +106,8 @@ def test_placement_settings_are_checked_and_carried_by_the_scan_options(page) ->
     flat = _flat(_erase_grid(page, 0.0))
     wide = PlacementSettings(max_uncertain_mm=3.0)
     snapped = snap_slots(flat, GEOM, strict=False, settings=wide)
-    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, 3, 0.999, (), True, s.box)
+    cells = [CellResult(s.slot.side, s.slot.column, s.slot.row, 3, 0.999, (), True, s.box,
+                        place_mm=s.uncertainty_mm)
              for s in snapped]
-    assert all(c.certain for c in flag_unplaced(cells, snapped, wide))
-    assert not any(c.certain for c in flag_unplaced(cells, snapped))
+    assert all(c.certain for c in flag_unplaced(cells, wide))
+    assert not any(c.certain for c in flag_unplaced(cells))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from escalero.scan.cells import CellResult
-from escalero.scan.payout import UNHELD, beliefs
+from escalero.scan.payout import PAYOUT, beliefs
 
 
 def _cell(candidates: tuple, certain: bool = False) -> CellResult:
@@ -15,10 +15,10 @@ def _cell(candidates: tuple, certain: bool = False) -> CellResult:
 
 def test_mass_outside_the_row_stays_partly_unheld() -> None:
     # A 40 written with a closed 4 reads as 90 (no Poker value): the row's readings hold
-    # 2% of the mass. Scaled up to 100% it would be a sure 40; UNHELD of it stays doubt.
+    # 2% of the mass. Scaled up to 100% it would be a sure 40; PAYOUT.unheld of it stays doubt.
     belief = beliefs([_cell(((40, 0.019), (45, 0.0005), ("x", 0.0005)))], (), 1e-3, 1e-2)[0]
-    assert dict(belief.distribution)[40] == pytest.approx(0.95 * (1 - UNHELD))
-    assert sum(p for _, p in belief.distribution) == pytest.approx(1 - UNHELD)
+    assert dict(belief.distribution)[40] == pytest.approx(0.95 * (1 - PAYOUT.unheld))
+    assert sum(p for _, p in belief.distribution) == pytest.approx(1 - PAYOUT.unheld)
     # A cell whose readings hold nearly all of it leaves only what they leave.
     nearly = beliefs([_cell(((40, 0.97), (45, 0.02)))], (), 1e-3, 1e-2)[0]
     assert sum(p for _, p in nearly.distribution) == pytest.approx(0.99)

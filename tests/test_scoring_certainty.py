@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from escalero.scoring.certainty import (
-    PAYOUT_ACCEPT,
+    CERTAINTY,
     CellBelief,
     payout_certainty,
     top_sets,
@@ -175,7 +175,7 @@ def test_only_the_cells_the_certainty_needs_are_asked() -> None:
     # only if the threshold asks for more than it leaves.
     after = payout_certainty(sheet, [poker], [poker.key])
     assert after.certain and after.deciding == ()
-    strict = payout_certainty(sheet, [poker], [poker.key], accept=0.999)
+    strict = payout_certainty(sheet, [poker], [poker.key], replace(CERTAINTY, accept=0.999))
     assert strict.deciding == (poker.key,)
 
 
@@ -200,7 +200,7 @@ def test_an_entry_read_as_empty_for_sure_is_asked_on_an_otherwise_finished_sheet
     # unfinished sheet is not, and only an answer about that entry can finish it.
     kings = CellBelief(1, 1, "kings", ((None, 0.997), (15, 0.003)))
     result = payout_certainty(sheet, [kings], [])
-    assert not result.certain and result.confidence >= PAYOUT_ACCEPT
+    assert not result.certain and result.confidence >= CERTAINTY.accept
     assert result.deciding == (kings.key,)
     # A game in progress (many empty entries) is not turned into questions.
     started = _sheet([[A, {}, {}], [B, {}, {}]])
@@ -289,7 +289,7 @@ def test_answers_count_as_written() -> None:
     grande = CellBelief(0, 0, "grande", ((50, 0.5), (None, 0.5)))
     assert not payout_certainty(sheet, [grande]).certain
     assert payout_certainty(sheet, []).certain  # the belief gone: a person confirmed it
-    assert PAYOUT_ACCEPT < 1.0
+    assert CERTAINTY.accept < 1.0
 
 
 def test_a_total_that_adds_up_with_another_reading_keeps_the_payout_open() -> None:

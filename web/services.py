@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from escalero.scoring.certainty import PAYOUT_ACCEPT
+from escalero.scoring.certainty import CERTAINTY
 from escalero.scoring.errors import (
     EscaleroError,
     InputFileError,
@@ -58,7 +58,6 @@ CROP_QUALITY = 85  # the handwriting the review enlarges
 REQUEST_PIXELS = 50_000_000
 SCAN_MEMORY = 1_500_000_000
 SCAN_BASE_BYTES = 250_000_000
-CROP_PX_PER_MM = 10  # the flat sheet's resolution (scan.rectify.PX_PER_MM)
 CROP_MARGIN_MM = 2.0  # a little of the neighbourhood shows ink that strays over the line
 CROP_HEIGHT_PX = 96  # review crops are small JPEGs the page enlarges
 MAX_GAME_UID = 64
@@ -223,7 +222,7 @@ def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
     certainty = reassess(sheet, beliefs, asked, _keys(payload.get("answered"), "answered"))
     readings = {b.key: b.distribution for b in beliefs}
     return {"certain": certainty.certain, "confidence": round(certainty.confidence, 6),
-            "accept": PAYOUT_ACCEPT,
+            "accept": CERTAINTY.accept,
             "finished": certainty.finished,
             "cells": [{"side": i.key[0], "column": i.key[1], "row": i.key[2],
                        "affects_payout": i.affects_payout, "gain": round(i.gain, 6),
@@ -477,9 +476,10 @@ def cut_mm(page: Any, box_mm: Sequence[float], margin_mm: float = CROP_MARGIN_MM
     """The part of the flat sheet inside box_mm (x, y, w, h) plus a margin, scaled to
     CROP_HEIGHT_PX high."""
     import cv2
+    from escalero.scan.rectify import PX_PER_MM  # the flat sheet's resolution
 
-    x, y, w, h = (v * CROP_PX_PER_MM for v in box_mm)
-    m = margin_mm * CROP_PX_PER_MM
+    x, y, w, h = (v * PX_PER_MM for v in box_mm)
+    m = margin_mm * PX_PER_MM
     height, width = page.shape[:2]
     x0, y0 = max(0, int(x - m)), max(0, int(y - m))
     x1, y1 = min(width, int(x + w + m)), min(height, int(y + h + m))
