@@ -402,8 +402,8 @@ def check_totals(results: Sequence[CellResult], settings: TotalsSettings = TOTAL
     index = {(c.side, c.column, c.row): i for i, c in enumerate(out)}
     for side, col in sorted({(c.side, c.column) for c in out}):
         ti = index.get((side, col, TOTAL_ROW))
-        if ti is None or not isinstance(out[ti].value, int):
-            continue  # read as no total (or a strike): nothing to compare, nothing to invent
+        if ti is None:
+            continue
         rows = [i for i, c in enumerate(out)
                 if (c.side, c.column) == (side, col) and c.row != TOTAL_ROW]
         checked = check_column(Column(tuple(out[i] for i in rows), out[ti]), settings)
@@ -414,9 +414,10 @@ def check_totals(results: Sequence[CellResult], settings: TotalsSettings = TOTAL
 
 
 def check_column(column: Column, settings: TotalsSettings = TOTALS) -> Column:
-    """One column checked against its written total (read as a number)."""
+    """One column checked against its written total."""
     total, unsure, known = column.total, column.unsure, column.known
-    assert isinstance(total.value, int)
+    if not isinstance(total.value, int):
+        return column  # read as no total (or a strike): nothing to compare, nothing to invent
     before = {j: (column.cells[j].value, column.cells[j].confidence) for j in unsure}
     total_read_well = _confident_total(total, settings)  # as read, before the cells lean on it
     legible = total_read_well or _narrow_total(total, settings)
