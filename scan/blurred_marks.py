@@ -24,6 +24,7 @@ from dataclasses import dataclass, fields
 import cv2
 import numpy as np
 from escalero.scan.geometry import PageFrame, page_frame
+from escalero.scan.locate import find_outline
 from escalero.sheets.layout import (
     MARKER_ID_BASE,
     MARKER_RADIX,
@@ -58,6 +59,12 @@ class BlobSettings:
     # The four marks' homography (16 corners): RMS misfit on the page, mm. Bent paper
     # moves marks a little: up to 0.45 mm seen on the pub photos; a stray square, far more.
     max_rms_mm: float = 0.8
+    # Four marks fit a homography wherever they lie, so where the paper's outline is found
+    # (locate.find_outline) its corners must lie this close (mm) to where the four marks
+    # put the page's corners (see _outline_says_no): a mark moved 6 mm moves its corner
+    # 7 mm; on the 2 pub photos of seed 7600000 read this way whose outline is found,
+    # the corners that were not cut off lie within 2.9 mm.
+    max_outline_mm: float = 5.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -105,13 +112,15 @@ def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]
                     np.linalg.norm(blob.mean(axis=0) - b.mean(axis=0)) < 2 for b in found[c]):
                 found[c].append(blob)
     results: list[tuple[float, float, dict[int, int], dict[int, np.ndarray]]] = []
+    outline = find_outline(gray) if all(found.values()) else None
     for _err, _hom, frame in frames:
         pairs = [ids for ids, f in choices if f == frame]
         for first in found[missing[0]]:
             for second in found[missing[1]]:
                 blobs = {missing[0]: first, missing[1]: second}
                 corners = {**{c: pts for c, (_, pts) in known.items()}, **blobs}
-                if _rms_mm(frame, corners) <= settings.max_rms_mm:
+                if _rms_mm(frame, corners) <= settings.max_rms_mm and not _outline_says_no(
+                        frame, corners, set(blobs), outline, settings):
                     results.extend((score, worst, ids, blobs)
                                    for score, worst, ids in _match(gray, blobs, pairs))
     if not results:
@@ -230,7 +239,7 @@ def _edge_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
         a, b = approx[k].astype(np.float32), approx[(k + 1) % 4].astype(np.float32)
         length = float(np.linalg.norm(b - a))
         along = (points - a) @ (b - a) / max(length ** 2, 1e-6)
-        off = np.abs(np.cross(b - a, points - a)) / max(length, 1e-6)
+        off = np.abs(_cross(b - a, points - a)) / max(length, 1e-6)
         side = points[(along > 0.2) & (along < 0.8) & (off < 0.15 * length)]
         if len(side) < 3:
             return approx.astype(np.float32)
@@ -247,10 +256,15 @@ def _edge_corners(points: np.ndarray, approx: np.ndarray) -> np.ndarray:
     return np.array(out, np.float32)
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The z of the cross product of 2-d vectors (rows of `b` against `a`)."""
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
 def _corner_shift(quad: np.ndarray, want: np.ndarray) -> tuple[float, np.ndarray] | None:
     """(largest corner misfit px once centred, the quad in the order of `want`): the
     rotation of the blob's corners that matches the predicted ones, same winding."""
-    if np.cross(quad[1] - quad[0], quad[2] - quad[1]) * np.cross(
+    if _cross(quad[1] - quad[0], quad[2] - quad[1]) * _cross(
             want[1] - want[0], want[2] - want[1]) < 0:
         quad = quad[::-1]
     rel_want = want - want.mean(axis=0)
@@ -298,6 +312,28 @@ def _rms_mm(frame: PageFrame, corners: dict[int, np.ndarray]) -> float:
         return float("inf")
     back = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), np.linalg.inv(hom)).reshape(-1, 2)
     return float(np.sqrt(np.mean(np.sum((back - src) ** 2, axis=1))))
+
+
+def _outline_says_no(frame: PageFrame, corners: dict[int, np.ndarray], matched: set[int],
+                     outline: np.ndarray | None, settings: BlobSettings) -> bool:
+    """True when the paper's outline contradicts the marks: it is the paper (a page corner
+    next to a decoded mark lies where the four marks put it, within max_outline_mm) but a
+    page corner next to a matched mark does not. A cast shadow or the photo's edge cuts a
+    corner off now and then, so a corner that is off tells nothing by itself."""
+    if outline is None:
+        return False
+    src = np.array([p for c in sorted(corners) for p in frame.markers[c].corners], np.float32)
+    dst = np.concatenate([corners[c] for c in sorted(corners)]).astype(np.float32)
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        return True
+    found = cv2.perspectiveTransform(outline.reshape(-1, 1, 2).astype(np.float32),
+                                     np.linalg.inv(hom)).reshape(-1, 2)
+    pw, ph = frame.page_mm
+    page = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)  # corners 0-3
+    off = [float(np.min(np.linalg.norm(found - p, axis=1))) for p in page]
+    paper = any(off[c] <= settings.max_outline_mm for c in corners if c not in matched)
+    return paper and any(off[c] > settings.max_outline_mm for c in matched)
 
 
 @functools.cache
