@@ -376,13 +376,17 @@ def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
     return out
 
 
-def flag_unplaced(results: Sequence[CellResult], settings: PlacementSettings = PLACEMENT
-                  ) -> list[CellResult]:
+def flag_unplaced(results: Sequence[CellResult], settings: PlacementSettings = PLACEMENT,
+                  tolerated_mm: Sequence[float] = ()) -> list[CellResult]:
     """A cell placed too loosely to cut a safe crop is not certain, whatever was read; the
-    verdict is held (settle_held), so the written totals may not vouch for it either."""
+    verdict is held (settle_held), so the written totals may not vouch for it either.
+
+    `tolerated_mm`: per cell, the placement error its reading was shown to stand by
+    reading it again at the far ends of its window (scan.shifted; none when empty)."""
     out = []
-    for c in results:
-        if c.place_mm > settings.max_uncertain_mm:
+    for i, c in enumerate(results):
+        window = max(settings.max_uncertain_mm, tolerated_mm[i] if tolerated_mm else 0.0)
+        if c.place_mm > window:
             hold = Decision(Pass.PLACEMENT, False, note("place_unsure", mm=f"{c.place_mm:.1f}"))
             c = replace(set_certainty(c, False, hold.why, hold.by) if c.certain else c,
                         held=hold)

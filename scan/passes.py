@@ -6,7 +6,8 @@ scan.cells.set_certainty, which records the pass and why in the cell's `reasons`
     reading (the recognizer's verdict; cells too small in the photo)
       -> second look (a faint digit before a lone mark: scan.marks)
       -> same hand (this sheet's writer draws a digit like another: scan.same_hand)
-      -> placement (a box placed too loosely: grid.PlacementSettings; held to the end)
+      -> placement (a box placed too loosely: grid.PlacementSettings, unless its reading
+         stands at the far ends of its window: scan.shifted; held to the end)
       -> totals (the written totals: scan.cells.check_totals)
 
 The placement runs before the totals so that they weigh such a cell as unsure, and its
@@ -36,6 +37,8 @@ class PassContext:
     cutting: CuttingSettings
     placement: PlacementSettings
     totals: TotalsSettings
+    # Per cell, the placement error its reading stands (scan.shifted); empty: none shown.
+    tolerated_mm: Sequence[float] = ()
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,8 @@ CELL_PASSES: tuple[CellPass, ...] = (
         results, ctx.px_per_mm, ctx.cutting.small_px_per_mm)),
     CellPass(Pass.SECOND_LOOK, lambda results, ctx: cells.flag_hidden_digits(results, ctx.crops)),
     CellPass(Pass.SAME_HAND, lambda results, ctx: doubt_same_hand(results, ctx.crops)),
-    CellPass(Pass.PLACEMENT, lambda results, ctx: cells.flag_unplaced(results, ctx.placement)),
+    CellPass(Pass.PLACEMENT, lambda results, ctx: cells.flag_unplaced(results, ctx.placement,
+                                                                        ctx.tolerated_mm)),
     CellPass(Pass.TOTALS, lambda results, ctx: cells.check_totals(results, ctx.totals)),
 )
 

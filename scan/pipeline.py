@@ -49,6 +49,7 @@ from escalero.scan.rectify import (
     outline_blur_mm,
     rectify,
 )
+from escalero.scan.shifted import tolerated_mm
 from escalero.scoring.certainty import PayoutCertainty
 from escalero.scoring.errors import (
     EscaleroError,
@@ -334,19 +335,27 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     with timer.stage("grid"):
         snapped = _snap(rect, geom, source, options.placement)
     with timer.stage("crop"):
-        crops = cells_mod.cut_crops(rect, snapped, geom, options.cutting)
-        if not options.row_priors:
-            crops = [replace(c, row=None) for c in crops]
-        if is_red_ink(crops):  # its hue cannot drop the grid: its shade does; say so
+        crops = _cut_cells(rect, snapped, geom, options)
+        red_ink = is_red_ink(crops)
+        if red_ink:  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
             crops = drop_grid_by_shade(crops)
     with timer.stage("read"):
         reader = (recognizer if recognizer is not None
                   else _recognizer(options.recognizer, options.reading))
         readings = read_cells(reader, crops, options.adapt)
+
+        def read_slots(slots: list[SnappedSlot]) -> list[Any]:  # cut and read as above
+            again = _cut_cells(rect, slots, geom, options)
+            return list(reader.read(drop_grid_by_shade(again) if red_ink else again))
+
+        tolerated = tolerated_mm(snapped, readings, read_slots,
+                                 options.placement.max_uncertain_mm,
+                                 options.placement.shifted_reach_mm)
     with timer.stage("assemble"):
         checked = run_passes(cells_mod.to_results(snapped, readings), PassContext(
-            crops, rect.slot_px_per_mm, options.cutting, options.placement, options.totals))
+            crops, rect.slot_px_per_mm, options.cutting, options.placement, options.totals,
+            tolerated))
         raw, results = list(checked.unchecked), list(checked.cells)
         sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
@@ -424,6 +433,13 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
         geom = _with_names(_default_names_in(geom, options.lang), options.names)
         timer.found["geometry"] = geom
     return geom, source, warnings
+
+
+def _cut_cells(rect: Rectified, slots: Sequence[SnappedSlot], geom: SheetGeometry,
+               options: ScanOptions) -> list[Any]:
+    """The cells' crops as the reader takes them (without row priors unless asked for)."""
+    crops = cells_mod.cut_crops(rect, slots, geom, options.cutting)
+    return crops if options.row_priors else [replace(c, row=None) for c in crops]
 
 
 def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: PlacementSettings

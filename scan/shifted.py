@@ -1,0 +1,63 @@
+"""A cell whose position is unsure, read again at the far ends of its window.
+
+Where the printed grid does not show, a cell is placed from the page model alone and may
+sit a few millimetres off its box (grid.SnappedSlot.uncertainty_mm). A reading of such a
+cell is worth as much as any other if it does not depend on where in that window the box
+really is: the cell is cut again with its box moved by its whole uncertainty to the left,
+right, up and down, and read in one more batch. Where every one of those readings is
+certain and says what the first reading says, the value holds wherever the box lies within
+its window, and the placement is no reason to doubt it (`tolerated_mm`). Where any of them
+differs, or is unsure, the cell stays flagged "position unsure" as before: its window may
+reach the neighbour's ink, or the writing may run out of the crop.
+
+Only cells read certain are tried: the shifted readings can keep a reading's certainty
+against the placement, never make an unsure reading certain or change what it says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from escalero.scan.grid import SnappedSlot
+
+# The four moves of a box, as multiples of its uncertainty (x, y).
+MOVES = ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0))
+
+
+def cells_to_try(snapped: Sequence[SnappedSlot], readings: Sequence[Any], least_mm: float,
+                 most_mm: float) -> list[int]:
+    """The cells read certain whose uncertainty lies above `least_mm` (trusted without a
+    second reading) and at most `most_mm` (beyond, the window reaches the neighbours)."""
+    return [i for i, (s, r) in enumerate(zip(snapped, readings, strict=True))
+            if r.certain and least_mm < s.uncertainty_mm <= most_mm]
+
+
+def moved(slot: SnappedSlot, dx_mm: float, dy_mm: float) -> SnappedSlot:
+    """The slot with its writable box moved by (dx, dy) mm."""
+    x, y, w, h = slot.box
+    return replace(slot, box=(x + dx_mm, y + dy_mm, w, h))
+
+
+def tolerated_mm(snapped: Sequence[SnappedSlot], readings: Sequence[Any],
+                 read_slots: Callable[[list[SnappedSlot]], Sequence[Any]], least_mm: float,
+                 most_mm: float) -> list[float]:
+    """Per cell, the placement error its reading is shown to stand (0.0 where not shown).
+
+    `read_slots` cuts and reads the given slots as the first reading did (the same crops'
+    treatment, the same recognizer), in one batch.
+    """
+    out = [0.0] * len(snapped)
+    tried = cells_to_try(snapped, readings, least_mm, most_mm)
+    if not tried:
+        return out
+    slots = [moved(snapped[i], mx * snapped[i].uncertainty_mm, my * snapped[i].uncertainty_mm)
+             for i in tried for mx, my in MOVES]
+    again = read_slots(slots)
+    for k, i in enumerate(tried):
+        first = readings[i]
+        others = again[k * len(MOVES):(k + 1) * len(MOVES)]
+        if all(r.certain and r.kind == first.kind and r.value == first.value for r in others):
+            out[i] = snapped[i].uncertainty_mm
+    return out

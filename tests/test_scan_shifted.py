@@ -1,0 +1,66 @@
+"""scan.shifted: a loosely placed cell keeps its certainty only where it reads the same at
+the far ends of its window."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from escalero.scan.geometry import Slot
+from escalero.scan.grid import SnappedSlot
+from escalero.scan.shifted import MOVES, tolerated_mm
+
+
+@dataclass(frozen=True)
+class Reading:
+    kind: str
+    value: object
+    certain: bool
+
+
+def _slot(x: float, unsure_mm: float) -> SnappedSlot:
+    box = (x, 50.0, 20.0, 10.0)
+    return SnappedSlot(Slot(0, 0, "nines", box), box, 0.0, 0, unsure_mm)
+
+
+SURE_3 = Reading("value", 3, True)
+
+
+def test_only_certain_cells_placed_loosely_but_within_reach_are_read_again() -> None:
+    snapped = [_slot(10, 0.5), _slot(40, 2.0), _slot(70, 2.0), _slot(100, 4.0)]
+    readings = [SURE_3, SURE_3, Reading("value", 3, False), SURE_3]
+    asked: list[SnappedSlot] = []
+
+    def read(slots: list[SnappedSlot]) -> list[Reading]:
+        asked.extend(slots)
+        return [SURE_3] * len(slots)
+
+    out = tolerated_mm(snapped, readings, read, least_mm=1.0, most_mm=3.0)
+    assert out == [0.0, 2.0, 0.0, 0.0]
+    # Only the second cell, moved by its whole uncertainty each way.
+    assert sorted((s.box[0] - 40, s.box[1] - 50) for s in asked) == sorted(
+        (mx * 2.0, my * 2.0) for mx, my in MOVES)
+
+
+def test_a_cell_that_reads_otherwise_or_unsure_at_one_end_keeps_its_doubt() -> None:
+    snapped = [_slot(10, 2.0), _slot(40, 2.0), _slot(70, 2.0)]
+
+    def read(slots: list[SnappedSlot]) -> list[Reading]:
+        out = []
+        for s in slots:
+            moved_right = s.box[0] in (12.0, 42.0, 72.0)
+            if s.slot.box[0] == 10 and moved_right:
+                out.append(Reading("value", 8, True))  # the neighbour's ink in view
+            elif s.slot.box[0] == 40 and moved_right:
+                out.append(Reading("value", 3, False))
+            else:
+                out.append(SURE_3)
+        return out
+
+    assert tolerated_mm(snapped, [SURE_3] * 3, read, 1.0, 3.0) == [0.0, 0.0, 2.0]
+
+
+def test_nothing_to_try_reads_nothing() -> None:
+    def read(slots: list[SnappedSlot]) -> list[Reading]:
+        raise AssertionError("no cell needed a second reading")
+
+    assert tolerated_mm([_slot(10, 0.4)], [SURE_3], read, 1.0, 3.0) == [0.0]
