@@ -261,6 +261,17 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     if rng.random() < (0.5 if spilling else 0.15):  # a neighbour's ink may reach in
         dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 10), (0, -bh - 10)][int(rng.integers(4))]
         render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 100)), writer, rng)
+    page = _write(page, box, entry, writer, rng, faint, variety)
+    small, scale = _camera(page, rng, harsh)
+    crop = _rectified(small, scale, pad, (bw, bh), rng, harsh, variety)
+    return CellSample(image=crop, entry=entry, allowed=allowed)
+
+
+def _write(page: np.ndarray, box: tuple[int, int, int, int], entry: Entry, writer: Writer,
+           rng: np.random.Generator, faint: float, variety: CellVariety | None) -> np.ndarray:
+    """`entry` written into `box` of `page` (in place, or a faded copy), with what the
+    variety adds: a neighbour close by, touching digits, a 0 for a strike."""
+    pad, _, bw, bh = box
     if variety is not None and rng.random() < variety.neighbour:  # a neighbour close by
         gap = int(rng.integers(5, 21))
         dx, dy = [(bw + gap, 0), (-bw - gap, 0), (0, bh + gap), (0, -bh - gap)][
@@ -281,7 +292,13 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
         if (before is not None and ink_box is not None and isinstance(entry, int)
                 and entry >= 10 and rng.random() < faint):
             page = _fade_one_end(before, page, ink_box, rng)
-    # The camera: fewer pixels per mm than the crop, uneven light, blur, noise, JPEG.
+    return page
+
+
+def _camera(page: np.ndarray, rng: np.random.Generator, harsh: bool
+            ) -> tuple[np.ndarray, float]:
+    """The page photographed: fewer pixels per mm than the crop (returned: the scale),
+    uneven light, blur, noise, JPEG."""
     scale = rng.uniform(1.0, 3.6 if harsh else 2.4)
     small = cv2.resize(page, None, fx=1 / scale, fy=1 / scale, interpolation=cv2.INTER_AREA)
     small = _light(small, rng, harsh)
@@ -297,9 +314,15 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     quality = int(rng.integers(25, 80) if harsh else rng.integers(45, 95))
     ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
-    small = decoded if decoded is not None else small
+    return (decoded if decoded is not None else small), scale
 
-    # The rectification back to 10 px/mm, a little off in position, scale and angle.
+
+def _rectified(small: np.ndarray, scale: float, pad: int, box_size: tuple[int, int],
+               rng: np.random.Generator, harsh: bool, variety: CellVariety | None
+               ) -> np.ndarray:
+    """The rectification back to 10 px/mm, a little off in position, scale and angle (with
+    the variety's placement error, up to offset_mm)."""
+    bw, bh = box_size
     shift = 10.0 if harsh else 5.0
     if variety is not None and rng.random() < variety.offset:  # placement error
         shift = variety.offset_mm * 10.0
@@ -312,6 +335,5 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     ox = pad - MARGIN_PX + cx + rng.uniform(-shift, shift)
     oy = pad - MARGIN_PX + cy + rng.uniform(-shift, shift)
     m = np.array([[a, -b, ox - a * cx + b * cy], [b, a, oy - b * cx - a * cy]]) / scale
-    crop = cv2.warpAffine(small, m, (cw, ch), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    return cv2.warpAffine(small, m, (cw, ch), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
-    return CellSample(image=crop, entry=entry, allowed=allowed)

@@ -344,14 +344,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         reader = (recognizer if recognizer is not None
                   else _recognizer(options.recognizer, options.reading))
         readings = read_cells(reader, crops, options.adapt)
-
-        def read_slots(slots: list[SnappedSlot]) -> list[Any]:  # cut and read as above
-            again = _cut_cells(rect, slots, geom, options)
-            return list(reader.read(drop_grid_by_shade(again) if red_ink else again))
-
-        tolerated = tolerated_mm(snapped, readings, read_slots,
-                                 options.placement.max_uncertain_mm,
-                                 options.placement.shifted_reach_mm)
+        tolerated = _tolerated(reader, rect, snapped, geom, options, readings, red_ink)
     with timer.stage("assemble"):
         checked = run_passes(cells_mod.to_results(snapped, readings), PassContext(
             crops, rect.slot_px_per_mm, options.cutting, options.placement, options.totals,
@@ -433,6 +426,18 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
         geom = _with_names(_default_names_in(geom, options.lang), options.names)
         timer.found["geometry"] = geom
     return geom, source, warnings
+
+
+def _tolerated(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlot],
+               geom: SheetGeometry, options: ScanOptions, readings: Sequence[Any],
+               red_ink: bool) -> list[float]:
+    """scan.shifted.tolerated_mm, the moved boxes cut and read as the first reading's."""
+    def read_slots(slots: list[SnappedSlot]) -> list[Any]:
+        again = _cut_cells(rect, slots, geom, options)
+        return list(reader.read(drop_grid_by_shade(again) if red_ink else again))
+
+    return tolerated_mm(snapped, readings, read_slots, options.placement.max_uncertain_mm,
+                        options.placement.shifted_reach_mm)
 
 
 def _cut_cells(rect: Rectified, slots: Sequence[SnappedSlot], geom: SheetGeometry,
