@@ -325,15 +325,26 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     timer = timer or _Timer()
     found = timer.found
     markers, fits, marked, qr, outline = _locate(image, timer)
-    geom, source, warnings = _layout(image, options, timer, (markers, fits, marked, qr,
-                                                            outline))
+    # None of our marks and no code: a sheet we did not print, read by its ruled lines.
+    foreign = _foreign(image, options, timer, outline, recognizer) if qr is None \
+        and marked is None and not fits else None
+    if foreign is None:
+        geom, source, warnings = _layout(image, options, timer, (markers, fits, marked, qr,
+                                                                outline))
+    else:
+        geom = found["geometry"] = _with_names(
+            _default_names_in(foreign[0].geometry, options.lang), options.names)
+        source, warnings = "grid", foreign[0].warnings
     with timer.stage("place"):
-        placement = found["placement"] = locate.place_sheet(geom, markers, qr, outline)
+        placement = found["placement"] = foreign[2] if foreign else locate.place_sheet(
+            geom, markers, qr, outline)
     with timer.stage("rectify"):
-        rect: Rectified = rectify(image, placement.homography, geom)
+        rect: Rectified = rectify(foreign[1] if foreign else image,
+                                  placement.homography, geom, [] if foreign else None)
         found["rectified"] = rect
     with timer.stage("grid"):
-        snapped = _snap(rect, geom, source, options.placement)
+        snapped = foreign[0].snapped if foreign else _snap(rect, geom, source,
+                                                           options.placement)
     with timer.stage("crop"):
         crops = _cut_cells(rect, snapped, geom, options)
         red_ink = is_red_ink(crops)
@@ -398,6 +409,23 @@ def _locate(image: np.ndarray, timer: _Timer) -> Located:
         with timer.stage("outline"):
             outline = found["outline"] = locate.find_outline(gray)
     return markers, fits, marked, qr, outline
+
+
+def _foreign(image: np.ndarray, options: ScanOptions, timer: _Timer,
+             outline: np.ndarray | None, recognizer: Recognizer | None
+             ) -> tuple[Any, np.ndarray, locate.Placement] | None:
+    """A sheet this project did not print, found by its ruled lines (scan.ruled): its
+    geometry and placed boxes, the photo with its lines painted over and its page frame
+    from the paper's outline; None where none shows (the photo then goes on to be refused
+    as before)."""
+    from escalero.scan.ruled import for_scan
+
+    with timer.stage("layout"):
+        _check_without_code(image, (), outline, [])
+    with timer.stage("ruled"):
+        reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
+        return for_scan(image, outline, options.layout, options.layout_fields, options.lang,
+                        reader)
 
 
 def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Located
