@@ -219,6 +219,10 @@ async function showResult(result, kept = null) {
   const { image, ...rest } = result;
   shown = rest;
   $("result").hidden = false;
+  // What the scanner wants the player to know once (a layout guessed from the grid, the
+  // rows and sides of a sheet it did not print), in the page's language.
+  $("scan-warnings").textContent = (result.warnings || []).join(" ");
+  $("scan-warnings").hidden = !(result.warnings || []).length;
   if (image) $("overlay").src = image;
   $("overlay").parentElement.hidden = !image;
   scan = result.readings ? { readings: result.readings, asked: result.review.map(keyOf) } : null;
@@ -289,6 +293,9 @@ $("photo").addEventListener("change", async () => {
   if (!r.ok) {
     $("status").className = "msg bad";
     $("status").textContent = r.data.error || T.error;
+    // Refused with no layout named (a sheet not ours, its code unreadable): one step, the
+    // game and the players, then the same photo again.
+    if (!q.get("players")) $("layout").open = true;
     return;
   }
   $("status").className = "msg";
