@@ -157,3 +157,18 @@ def test_settings_are_checked() -> None:
         BlobSettings(area_range=(1.1, 1.6))
     with pytest.raises(ValueError):
         BlobSettings(min_ncc=0.0)
+
+
+def test_the_pub_sample_with_two_blurred_marks_is_read_by_its_marks() -> None:
+    """samples/photos/18-pub-blurred-marks: a blurred pub photo whose far marks no ArUco
+    pass decodes and whose QR code is torn off; the marks found by their shape name its
+    layout (the sample tests check its cells)."""
+    from pathlib import Path
+
+    from escalero.scan.pipeline import scan_photo
+
+    photo = Path(__file__).parent.parent / "samples" / "photos" / "18-pub-blurred-marks.jpg"
+    result = scan_photo(photo, ScanOptions(), InkRecognizer())
+    assert result.layout_source == "markers"
+    assert (result.geometry.game, result.geometry.n_sides) == ("generala", 3)
+    assert sum(m.matched for m in result.placement.markers) == 2
