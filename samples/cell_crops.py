@@ -155,8 +155,8 @@ def _dark_grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.
     """A grid printed dark, as on a bought block or a golf card: black, grey, green or blue
     lines 0.1-0.6 mm wide, a little askew, sometimes a thick bar along one edge."""
     x, y, w, h = box
-    colour = [(40, 40, 40), (90, 90, 90), (60, 120, 40), (140, 90, 40)][int(rng.integers(4))]
-    colour = tuple(int(np.clip(c + rng.normal(0, 15), 0, 255)) for c in colour)
+    base = [(40, 40, 40), (90, 90, 90), (60, 120, 40), (140, 90, 40)][int(rng.integers(4))]
+    colour = tuple(int(np.clip(c + rng.normal(0, 15), 0, 255)) for c in base)
     ph, pw = page.shape[:2]
     for side in range(4):
         off = rng.uniform(-2, 10)

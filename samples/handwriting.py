@@ -343,10 +343,9 @@ def _blend(page: np.ndarray, alpha: np.ndarray, x0: int, y0: int, writer: Writer
     a = alpha[ya - y0:yb - y0, xa - x0:xb - x0] * writer.opacity
     model = writer.pen.split("-")[0]
     if model == "marker":  # thick felt: the ink bleeds into the paper around the stroke
-        a = np.ascontiguousarray(a)
-        a = cv2.GaussianBlur(cv2.dilate(a, np.ones((3, 3), np.uint8),
-                                        iterations=int(rng.integers(1, 3))), (0, 0), 1.2)
-        a = np.clip(a * 1.3, 0.0, 1.0)
+        bled = cv2.GaussianBlur(cv2.dilate(np.ascontiguousarray(a), np.ones((3, 3), np.uint8),
+                                           iterations=int(rng.integers(1, 3))), (0, 0), 1.2)
+        a = np.clip(bled * 1.3, 0.0, 1.0).astype(a.dtype)
     if writer.pen == "pencil":  # graphite leaves grain
         a = a * rng.uniform(0.6, 1.0, a.shape).astype(np.float32)
     elif model == "pencil":  # pressed lightly: coarser grain, gaps in the stroke
