@@ -558,6 +558,8 @@ def test_scanned_names_reach_the_ledger_and_unnamed_players_are_guests(
     assert {"Maria", "Leo", "Resi"} <= players
     # A sheet printed without names: named by typing (the roster suggests), or guests.
     scan_sample(page, "01-easy-2-players.jpg")
+    # (On a loaded machine the note may follow the first answer by a frame: wait for it.)
+    page.wait_for_selector("#names-note:not([hidden])", timeout=15000)
     assert page.locator("#names-note").is_visible()
     assert "Maria" in page.eval_on_selector_all("#roster option", "os => os.map(o => o.value)")
     page.fill("input.name[data-side='0']", "Maria")
