@@ -584,10 +584,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    seed = args.seed if args.seed is not None else (
-        FOREIGN_SEED_BASE[args.foreign] if args.foreign else SEED_BASE[args.level])
+def _photo_paths(args: argparse.Namespace, seed: int) -> list[Path]:
+    """The photos to scan: the first n from --photos, else made (or reused) for the run."""
     out = args.keep or photo_dir(args.level, seed, args.megapixels, args.source, args.players,
                                  args.foreign)
     if args.photos:
@@ -598,11 +596,22 @@ def main(argv: list[str] | None = None) -> int:
                                     args.source, args.players, args.foreign)
         print(f"{len(paths)} {args.level} photos in {out} (made in {made_s:.0f} s; not counted)",
               file=sys.stderr)
-    decode = decode_times(paths)
-    recognizers = ["default", "tesseract"] if args.recognizer == "both" else [args.recognizer]
+    return paths
+
+
+def _recognizers(choice: str) -> list[str]:
+    """The recognizers to run for --recognizer, less tesseract where it is not installed."""
+    recognizers = ["default", "tesseract"] if choice == "both" else [choice]
     if "tesseract" in recognizers and shutil.which("tesseract") is None:
         print("tesseract is not installed: skipping its column", file=sys.stderr)
         recognizers.remove("tesseract")
+    return recognizers
+
+
+def _scan_each(args: argparse.Namespace, paths: list[Path], recognizers: list[str],
+               decode: list[float]
+               ) -> tuple[dict[str, dict[str, Any]], dict[str, list[dict[str, Any]]], list[str]]:
+    """Scan the photos with each recognizer: its summary, per-photo details and notes."""
     results: dict[str, dict[str, Any]] = {}
     details: dict[str, list[dict[str, Any]]] = {}
     notes = []
@@ -619,31 +628,52 @@ def main(argv: list[str] | None = None) -> int:
         notes.extend(stage_lines(outcomes, rec))
         notes.extend(refusal_table(outcomes, subset))
         notes.extend(placement_table(outcomes))
+    return results, details, notes
+
+
+def _headline(args: argparse.Namespace, seed: int) -> str:
+    """The report's first line: where the photos came from and how they were scanned."""
     if args.photos:
-        print(f"benchmarks.scan: photos from {args.photos}")
-    else:
-        print(f"benchmarks.scan: {f'foreign {args.foreign}, ' if args.foreign else ''}"
-              f"level {args.level}, seed {seed}, {args.source} eval writers, "
-              f"photos {args.megapixels or '2-12'} MP, "
-              f"{args.players or '2-5 (random)'} sides"
-              f"{', with adaptation' if args.adapt else ''}"
-              f"{', with row priors' if args.row_priors else ''}"
-              f"{'' if args.lone_stroke else ', without the lone-stroke split'}"
-              f"{'' if args.edge_ink else ', without the second reading at the edge'}"
-              f"{'' if args.second_look else ', without the jittered second look'}"
-              f"{f', {args.members} network(s)' if args.members else ''}")
+        return f"benchmarks.scan: photos from {args.photos}"
+    return (f"benchmarks.scan: {f'foreign {args.foreign}, ' if args.foreign else ''}"
+            f"level {args.level}, seed {seed}, {args.source} eval writers, "
+            f"photos {args.megapixels or '2-12'} MP, "
+            f"{args.players or '2-5 (random)'} sides"
+            f"{', with adaptation' if args.adapt else ''}"
+            f"{', with row priors' if args.row_priors else ''}"
+            f"{'' if args.lone_stroke else ', without the lone-stroke split'}"
+            f"{'' if args.edge_ink else ', without the second reading at the edge'}"
+            f"{'' if args.second_look else ', without the jittered second look'}"
+            f"{f', {args.members} network(s)' if args.members else ''}")
+
+
+def _write_json(args: argparse.Namespace, seed: int, n_photos: int,
+                results: dict[str, dict[str, Any]],
+                details: dict[str, list[dict[str, Any]]]) -> None:
+    """Write the run's settings, summaries and per-photo details to --json."""
+    meta = {"level": args.level, "seed": None if args.photos else seed,
+            "foreign": args.foreign,
+            "players": args.players, "source": args.source, "photos": n_photos,
+            "adapt": args.adapt, "row_priors": args.row_priors,
+            "lone_stroke": args.lone_stroke, "edge_ink": args.edge_ink,
+            "second_look": args.second_look, **run_facts()}
+    args.json.write_text(json.dumps({"meta": meta, "summary": results, "photos": details},
+                                    indent=1,
+                                    default=str) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    seed = args.seed if args.seed is not None else (
+        FOREIGN_SEED_BASE[args.foreign] if args.foreign else SEED_BASE[args.level])
+    paths = _photo_paths(args, seed)
+    decode = decode_times(paths)
+    results, details, notes = _scan_each(args, paths, _recognizers(args.recognizer), decode)
+    print(_headline(args, seed))
     print(format_table(results))
     print("\n".join(notes))
     if args.json:
-        meta = {"level": args.level, "seed": None if args.photos else seed,
-                "foreign": args.foreign,
-                "players": args.players, "source": args.source, "photos": len(paths),
-                "adapt": args.adapt, "row_priors": args.row_priors,
-                "lone_stroke": args.lone_stroke, "edge_ink": args.edge_ink,
-                "second_look": args.second_look, **run_facts()}
-        args.json.write_text(json.dumps({"meta": meta, "summary": results, "photos": details},
-                                        indent=1,
-                                        default=str) + "\n", encoding="utf-8")
+        _write_json(args, seed, len(paths), results, details)
     return 0
 
 

@@ -142,70 +142,76 @@ def _draw_line(draw: ImageDraw.ImageDraw, pts_mm: np.ndarray, ppm: float,
     draw.line(pts, fill=colour[::-1], width=max(1, round(width_mm * ppm)), joint="curve")
 
 
-def draw_table(rng: np.random.Generator, kind: str, sides: int, page_mm: tuple[float, float],
-               ppm: float, squared: bool) -> tuple[np.ndarray, Table]:
-    """The blank sheet as a BGR raster at `ppm` px/mm, and where its boxes lie."""
+def _draw_squares(rng: np.random.Generator, draw: ImageDraw.ImageDraw, paper: tuple[int, ...],
+                  page_mm: tuple[float, float], size: tuple[int, int], ppm: float) -> None:
+    """Rule squared paper's 5 mm grid, in a tone a little darker than the paper."""
     pw, ph = page_mm
-    size = (round(pw * ppm), round(ph * ppm))
-    paper = tuple(int(v) for v in rng.integers(238, 256, 3))
-    img = Image.new("RGB", size, paper)
-    draw = ImageDraw.Draw(img)
-    if squared:
-        tone = tuple(int(v) for v in (np.array(paper) - rng.uniform([35, 25, 5], [70, 50, 20])))
-        for x in np.arange(float(rng.uniform(0, 5)), pw, 5.0):
-            draw.line([(x * ppm, 0), (x * ppm, size[1])], fill=tone,
-                      width=max(1, round(0.12 * ppm)))
-        for y in np.arange(float(rng.uniform(0, 5)), ph, 5.0):
-            draw.line([(0, y * ppm), (size[0], y * ppm)], fill=tone,
-                      width=max(1, round(0.12 * ppm)))
-    xs, ys = _plan_table(rng, kind, sides, page_mm, squared)
-    if kind == "block":
-        ink = BLOCK_INKS[int(rng.integers(len(BLOCK_INKS)))]
-        width = float(rng.uniform(0.3, 0.6))
-        bold = width * float(rng.uniform(1.0, 2.0))  # the frame and the sides' separators
-        font_path = FONT_FILES[int(rng.integers(len(FONT_FILES)))]
-        merged = rng.random() < 0.6  # a side's header spans its three columns
-        for j, x in enumerate(xs):
-            outer = j in (0, len(xs) - 1) or (j - 1) % 3 == 0
-            top = ys[0] if outer or not merged else ys[1]
-            _draw_line(draw, np.array([[x, top], [x, ys[-1]]]), ppm, ink,
-                       bold if outer else width)
-        for i, y in enumerate(ys):
-            outer = i in (0, 1, len(ys) - 1, len(ys) - 2)
-            _draw_line(draw, np.array([[xs[0], y], [xs[-1], y]]), ppm, ink,
-                       bold if outer else width)
-        title = _font(font_path, 7 * ppm)
-        draw.text((xs[0] * ppm, (ys[0] - 11) * ppm), str(rng.choice(["ESCALERO", "Escalero",
-                                                                      "Poker-Würfel"])),
-                  fill=ink[::-1], font=title)
-        labels = LABELS[str(rng.choice(list(LABELS)))]
-        lf = _font(font_path, min(0.5 * (ys[2] - ys[1]), 0.16 * (xs[1] - xs[0])) * ppm)
-        for i, text in enumerate(labels):
-            draw.text(((xs[0] + 1.2) * ppm, (ys[i + 1] + ys[i + 2]) / 2 * ppm), text,
-                      fill=ink[::-1], font=lf, anchor="lm")
-    else:
-        pen = ((150, 62, 22), (38, 34, 32), (120, 48, 35), (20, 20, 20))[int(rng.integers(4))]
-        width = float(rng.uniform(0.3, 0.6))
-        slant = float(rng.uniform(-0.012, 0.012))
-        height = ys[-1] - ys[0]
-        for x in xs:
-            over = rng.uniform(0.5, 6.0, 2)
-            t = np.linspace(0, 1, 40)
-            wob = _wobble(rng, height, 0.5)
-            yy = (ys[0] - over[0]) + t * (height + over.sum())
-            xx = x + wob(t) + slant * (yy - ys[0]) + float(rng.uniform(-0.4, 0.4))
-            _draw_line(draw, np.stack([xx, yy], 1), ppm, pen,
-                       width * float(rng.uniform(0.85, 1.15)))
-        w_all = xs[-1] - xs[0]
-        for y in ys:
-            over = rng.uniform(0.5, 8.0, 2)
-            t = np.linspace(0, 1, 60)
-            wob = _wobble(rng, w_all, 0.6)
-            xx = (xs[0] - over[0]) + t * (w_all + over.sum())
-            yy = y + wob(t) - slant * (xx - xs[0]) + float(rng.uniform(-0.4, 0.4))
-            _draw_line(draw, np.stack([xx, yy], 1), ppm, pen,
-                       width * float(rng.uniform(0.85, 1.15)))
-    page = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+    tone = tuple(int(v) for v in (np.array(paper) - rng.uniform([35, 25, 5], [70, 50, 20])))
+    for x in np.arange(float(rng.uniform(0, 5)), pw, 5.0):
+        draw.line([(x * ppm, 0), (x * ppm, size[1])], fill=tone,
+                  width=max(1, round(0.12 * ppm)))
+    for y in np.arange(float(rng.uniform(0, 5)), ph, 5.0):
+        draw.line([(0, y * ppm), (size[0], y * ppm)], fill=tone,
+                  width=max(1, round(0.12 * ppm)))
+
+
+def _draw_block(rng: np.random.Generator, draw: ImageDraw.ImageDraw, xs: list[float],
+                ys: list[float], ppm: float) -> None:
+    """Draw a printed score block's straight lines, its title and its row labels."""
+    ink = BLOCK_INKS[int(rng.integers(len(BLOCK_INKS)))]
+    width = float(rng.uniform(0.3, 0.6))
+    bold = width * float(rng.uniform(1.0, 2.0))  # the frame and the sides' separators
+    font_path = FONT_FILES[int(rng.integers(len(FONT_FILES)))]
+    merged = rng.random() < 0.6  # a side's header spans its three columns
+    for j, x in enumerate(xs):
+        outer = j in (0, len(xs) - 1) or (j - 1) % 3 == 0
+        top = ys[0] if outer or not merged else ys[1]
+        _draw_line(draw, np.array([[x, top], [x, ys[-1]]]), ppm, ink,
+                   bold if outer else width)
+    for i, y in enumerate(ys):
+        outer = i in (0, 1, len(ys) - 1, len(ys) - 2)
+        _draw_line(draw, np.array([[xs[0], y], [xs[-1], y]]), ppm, ink,
+                   bold if outer else width)
+    title = _font(font_path, 7 * ppm)
+    draw.text((xs[0] * ppm, (ys[0] - 11) * ppm), str(rng.choice(["ESCALERO", "Escalero",
+                                                                  "Poker-Würfel"])),
+              fill=ink[::-1], font=title)
+    labels = LABELS[str(rng.choice(list(LABELS)))]
+    lf = _font(font_path, min(0.5 * (ys[2] - ys[1]), 0.16 * (xs[1] - xs[0])) * ppm)
+    for i, text in enumerate(labels):
+        draw.text(((xs[0] + 1.2) * ppm, (ys[i + 1] + ys[i + 2]) / 2 * ppm), text,
+                  fill=ink[::-1], font=lf, anchor="lm")
+
+
+def _draw_hand(rng: np.random.Generator, draw: ImageDraw.ImageDraw, xs: list[float],
+               ys: list[float], ppm: float) -> None:
+    """Draw a hand-ruled table's wobbly, slanted, overshooting lines in one pen."""
+    pen = ((150, 62, 22), (38, 34, 32), (120, 48, 35), (20, 20, 20))[int(rng.integers(4))]
+    width = float(rng.uniform(0.3, 0.6))
+    slant = float(rng.uniform(-0.012, 0.012))
+    height = ys[-1] - ys[0]
+    for x in xs:
+        over = rng.uniform(0.5, 6.0, 2)
+        t = np.linspace(0, 1, 40)
+        wob = _wobble(rng, height, 0.5)
+        yy = (ys[0] - over[0]) + t * (height + over.sum())
+        xx = x + wob(t) + slant * (yy - ys[0]) + float(rng.uniform(-0.4, 0.4))
+        _draw_line(draw, np.stack([xx, yy], 1), ppm, pen,
+                   width * float(rng.uniform(0.85, 1.15)))
+    w_all = xs[-1] - xs[0]
+    for y in ys:
+        over = rng.uniform(0.5, 8.0, 2)
+        t = np.linspace(0, 1, 60)
+        wob = _wobble(rng, w_all, 0.6)
+        xx = (xs[0] - over[0]) + t * (w_all + over.sum())
+        yy = y + wob(t) - slant * (xx - xs[0]) + float(rng.uniform(-0.4, 0.4))
+        _draw_line(draw, np.stack([xx, yy], 1), ppm, pen,
+                   width * float(rng.uniform(0.85, 1.15)))
+
+
+def _table_boxes(kind: str, sides: int, page_mm: tuple[float, float], xs: list[float],
+                 ys: list[float]) -> Table:
+    """The table's writable boxes (cells, side names, row labels) inside its lines."""
     # Writable boxes: inside the lines by the line's half width and a little air.
     inset = 0.9 if kind == "hand" else 0.6
     cells: dict[tuple[int, int, str], tuple[float, float, float, float]] = {}
@@ -221,7 +227,26 @@ def draw_table(rng: np.random.Generator, kind: str, sides: int, page_mm: tuple[f
                    ys[1] - ys[0] - 2 * inset) for s in range(sides))
     labels_boxes = tuple((xs[0] + inset, ys[r + 1] + inset, xs[1] - xs[0] - 2 * inset,
                           ys[r + 2] - ys[r + 1] - 2 * inset) for r in range(len(rows)))
-    return page, Table(page_mm, cells, names, labels_boxes)
+    return Table(page_mm, cells, names, labels_boxes)
+
+
+def draw_table(rng: np.random.Generator, kind: str, sides: int, page_mm: tuple[float, float],
+               ppm: float, squared: bool) -> tuple[np.ndarray, Table]:
+    """The blank sheet as a BGR raster at `ppm` px/mm, and where its boxes lie."""
+    pw, ph = page_mm
+    size = (round(pw * ppm), round(ph * ppm))
+    paper = tuple(int(v) for v in rng.integers(238, 256, 3))
+    img = Image.new("RGB", size, paper)
+    draw = ImageDraw.Draw(img)
+    if squared:
+        _draw_squares(rng, draw, paper, page_mm, size, ppm)
+    xs, ys = _plan_table(rng, kind, sides, page_mm, squared)
+    if kind == "block":
+        _draw_block(rng, draw, xs, ys, ppm)
+    else:
+        _draw_hand(rng, draw, xs, ys, ppm)
+    page = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+    return page, _table_boxes(kind, sides, page_mm, xs, ys)
 
 
 def _px(box: tuple[float, float, float, float], ppm: float) -> tuple[int, int, int, int]:

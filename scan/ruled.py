@@ -513,6 +513,88 @@ def _edges(track: Track, centres: np.ndarray, lo: float, hi: float) -> np.ndarra
     return np.asarray(_at(track, centres, np.linspace(lo, hi, 7)))
 
 
+def _sheet_shape(table: RuledTable, n_game: int, per_side: int, sides: int | None,
+                 settings: RuledSettings) -> tuple[int, int] | None:
+    """The header rows and sides of `table` for a game of `n_game` rows and `per_side`
+    columns a side, or None where its rows or columns do not fit that game."""
+    bands = len(table.rows) - 1
+    header = bands - n_game
+    if not 0 <= header <= settings.max_header_rows:
+        return None
+    data = len(table.cols) - 2  # column bands after the labels' column
+    if data < per_side or data % per_side:
+        return None
+    if sides is None:
+        sides = data // per_side
+    elif sides * per_side != data:
+        return None
+    return header, sides
+
+
+def _evenly_spaced(mids: np.ndarray, cmids: np.ndarray) -> bool:
+    """Whether the rows are of one height and the columns of one width, roughly."""
+    # Rows of one height and columns of one width, give or take a hand's unevenness: a
+    # line not found leaves a band twice as high (every row below it would shift).
+    for spans in (np.diff(mids), np.diff(cmids)):
+        rel = spans / np.median(spans)
+        if rel.min() <= 0.55 or rel.max() >= 1.6:
+            return False
+    return True
+
+
+def _cell_box(table: RuledTable, vertical: tuple[Track, Track], horizontal: tuple[Track, Track],
+              inset: float, scale: float, settings: RuledSettings
+              ) -> tuple[tuple[float, float, float, float], float] | None:
+    """One cell's writable box (virtual mm) and how unsure it is (mm), or None where the
+    box inside its lines is too small."""
+    sx, sy = table.strip_x, table.strip_y
+    left_t, right_t = vertical
+    top_t, bottom_t = horizontal
+    # The cell's rough extent, then each line along the cell's own stretch.
+    ym = float(np.mean([_at(top_t, sx, float(_at(left_t, sy, 0.0))),
+                        _at(bottom_t, sx, float(_at(left_t, sy, 0.0)))]))
+    x_lo = float(_at(left_t, sy, ym))
+    x_hi = float(_at(right_t, sy, ym))
+    y_lo = float(np.mean(_edges(top_t, sx, x_lo, x_hi)))
+    y_hi = float(np.mean(_edges(bottom_t, sx, x_lo, x_hi)))
+    lefts, rights = _edges(left_t, sy, y_lo, y_hi), _edges(right_t, sy, y_lo, y_hi)
+    tops, bottoms = _edges(top_t, sx, x_lo, x_hi), _edges(bottom_t, sx, x_lo, x_hi)
+    # Each side at its line's mean along the box: a slanted or wobbly line
+    # leaves the box centred in its cell (the lines are painted over, so a
+    # box that reaches under one where it bulges in reads no line).
+    x0, x1 = float(lefts.mean()) + inset, float(rights.mean()) - inset
+    y0, y1 = float(tops.mean()) + inset, float(bottoms.mean()) - inset
+    if x1 - x0 <= 2 * inset or y1 - y0 <= 2 * inset:
+        return None
+    box = (x0 * scale, y0 * scale, (x1 - x0) * scale, (y1 - y0) * scale)
+    # How far a line bends along the box (off its straight course): the box's
+    # side may be off its line's mean by up to half of that.
+    bend = max(_bend(e) for e in (lefts, rights, tops, bottoms))
+    gaps = _gaps((left_t, right_t), (top_t, bottom_t), sx, sy, (x0 + x1) / 2, (y0 + y1) / 2)
+    return box, round(settings.base_mm + 0.5 * bend * scale + gaps * settings.max_unsure_mm, 2)
+
+
+def _cell_slots(table: RuledTable, row_tracks: tuple[Track, ...], wanted: tuple[str, ...],
+                sides: int, per_side: int, scale: float, settings: RuledSettings
+                ) -> tuple[list[Slot], list[float]] | None:
+    """Every cell's slot and unsureness, side by side, column by column, row by row, or
+    None where any cell's box is too small."""
+    slots: list[Slot] = []
+    unsure: list[float] = []
+    inset = 0.5 / scale  # px: the writable box lies this far inside its lines
+    for s in range(sides):
+        for c in range(per_side):
+            vertical = (table.cols[1 + s * per_side + c], table.cols[2 + s * per_side + c])
+            for r, row in enumerate(wanted):
+                cell = _cell_box(table, vertical, (row_tracks[r], row_tracks[r + 1]), inset,
+                                 scale, settings)
+                if cell is None:
+                    return None
+                slots.append(Slot(s, c, row, cell[0]))
+                unsure.append(cell[1])
+    return slots, unsure
+
+
 def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero",
                   variants: tuple[str, ...] = (), sides: int | None = None,
                   pairs: bool = False, lang: str = "de",
@@ -522,63 +604,22 @@ def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero"
     named by the user; None: from the columns)."""
     rules = get_ruleset(game, variants)
     n_game = len(rules.row_ids) + 1  # and the total row
-    bands = len(table.rows) - 1
-    header = bands - n_game
-    if not 0 <= header <= settings.max_header_rows:
-        return None
     per_side = rules.columns
-    data = len(table.cols) - 2  # column bands after the labels' column
-    if data < per_side or data % per_side:
+    shape = _sheet_shape(table, n_game, per_side, sides, settings)
+    if shape is None:
         return None
-    if sides is None:
-        sides = data // per_side
-    elif sides * per_side != data:
-        return None
-    sx, sy = table.strip_x, table.strip_y
+    header, sides = shape
     row_tracks = table.rows[header:]
     mids = np.array([float(np.median(list(t.values()))) for t in row_tracks])
     cmids = np.array([float(np.median(list(t.values()))) for t in table.cols[1:]])
-    # Rows of one height and columns of one width, give or take a hand's unevenness: a
-    # line not found leaves a band twice as high (every row below it would shift).
-    for spans in (np.diff(mids), np.diff(cmids)):
-        rel = spans / np.median(spans)
-        if rel.min() <= 0.55 or rel.max() >= 1.6:
-            return None
+    if not _evenly_spaced(mids, cmids):
+        return None
     scale = ROW_MM / float(np.median(np.diff(mids)))  # virtual mm per work px
     wanted = (*rules.row_ids, TOTAL_ROW)
-    slots: list[Slot] = []
-    unsure: list[float] = []
-    inset = 0.5 / scale  # px: the writable box lies this far inside its lines
-    for s in range(sides):
-        for c in range(per_side):
-            left_t, right_t = table.cols[1 + s * per_side + c], table.cols[2 + s * per_side + c]
-            for r, row in enumerate(wanted):
-                top_t, bottom_t = row_tracks[r], row_tracks[r + 1]
-                # The cell's rough extent, then each line along the cell's own stretch.
-                ym = float(np.mean([_at(top_t, sx, float(_at(left_t, sy, 0.0))),
-                                    _at(bottom_t, sx, float(_at(left_t, sy, 0.0)))]))
-                x_lo = float(_at(left_t, sy, ym))
-                x_hi = float(_at(right_t, sy, ym))
-                y_lo = float(np.mean(_edges(top_t, sx, x_lo, x_hi)))
-                y_hi = float(np.mean(_edges(bottom_t, sx, x_lo, x_hi)))
-                lefts, rights = _edges(left_t, sy, y_lo, y_hi), _edges(right_t, sy, y_lo, y_hi)
-                tops, bottoms = _edges(top_t, sx, x_lo, x_hi), _edges(bottom_t, sx, x_lo, x_hi)
-                # Each side at its line's mean along the box: a slanted or wobbly line
-                # leaves the box centred in its cell (the lines are painted over, so a
-                # box that reaches under one where it bulges in reads no line).
-                x0, x1 = float(lefts.mean()) + inset, float(rights.mean()) - inset
-                y0, y1 = float(tops.mean()) + inset, float(bottoms.mean()) - inset
-                if x1 - x0 <= 2 * inset or y1 - y0 <= 2 * inset:
-                    return None
-                slots.append(Slot(s, c, row, (x0 * scale, y0 * scale, (x1 - x0) * scale,
-                                              (y1 - y0) * scale)))
-                # How far a line bends along the box (off its straight course): the box's
-                # side may be off its line's mean by up to half of that.
-                bend = max(_bend(e) for e in (lefts, rights, tops, bottoms))
-                gaps = _gaps((left_t, right_t), (top_t, bottom_t), sx, sy,
-                             (x0 + x1) / 2, (y0 + y1) / 2)
-                unsure.append(round(settings.base_mm + 0.5 * bend * scale
-                                    + gaps * settings.max_unsure_mm, 2))
+    cells = _cell_slots(table, row_tracks, wanted, sides, per_side, scale, settings)
+    if cells is None:
+        return None
+    slots, unsure = cells
     names = tuple(_name_box(table, header, s, per_side, scale) for s in range(sides))
     members = default_side_names(sides, pairs)
     page_mm = (table.size[0] * scale, table.size[1] * scale)
