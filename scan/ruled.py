@@ -37,6 +37,8 @@ from escalero.scan.imaging import shrink
 from escalero.scan.locate import Placement
 from escalero.scoring.rulesets import get_ruleset
 
+from escalero.i18n import N_, pick_language, translator
+
 Track = dict[int, float]  # strip index -> the line's position across the strips, work px
 
 
@@ -82,17 +84,9 @@ class RuledSettings:
 RULED = RuledSettings()
 ROW_MM = 12.0  # a game row's height in the virtual frame: our own sheets' 8-14 mm middle
 
-CONFIRM = {
-    "de": "Fremdes Blatt: Tabelle aus ihren Linien gelesen ({rows} Zeilen, {sides} Seiten "
-          "zu je {cols} Spalten, Zeilen von oben: Neuner bis Grande, Summe). Bitte einmal "
-          "bestätigen, dass Zeilen und Seiten so stimmen.",
-    "en": "Sheet not printed by Escalero: table read from its lines ({rows} rows, {sides} "
-          "sides of {cols} columns, rows from the top: Nines to Grande, total). Please "
-          "confirm once that rows and sides are mapped right.",
-    "es": "Hoja no impresa por Escalero: tabla leída de sus líneas ({rows} filas, {sides} "
-          "lados de {cols} columnas, filas desde arriba: nueves a grande, total). Confirme "
-          "una vez que filas y lados están bien asignados.",
-}
+CONFIRM = N_("Sheet not printed by Escalero: table read from its lines ({rows} rows, "
+             "{sides} sides of {cols} columns, rows from the top: Nines to Grande, total). "
+             "Please confirm once that rows and sides are mapped right.")
 
 
 @dataclass(frozen=True)
@@ -631,7 +625,8 @@ def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero"
     hom = table.to_photo @ np.diag([1 / scale, 1 / scale, 1.0])
     snapped = tuple(SnappedSlot(slot, slot.box, 0.0, 4, u)
                     for slot, u in zip(slots, unsure, strict=True))
-    text = CONFIRM.get(lang, CONFIRM["de"]).format(rows=n_game, sides=sides, cols=per_side)
+    text = translator(pick_language(lang)).gettext(CONFIRM).format(
+        rows=n_game, sides=sides, cols=per_side)
     return ForeignSheet(geom, hom, snapped, np.asarray(outline, np.float32), table, scale,
                         sides, header, (text,))
 
