@@ -9,7 +9,7 @@ is a few pixels off. Used to train and to measure the digit model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
 import cv2
@@ -40,16 +40,15 @@ class CellVariety:
     zero_strike: float = 0.0  # strikes written as a 0 or a slashed 0
 
     def __post_init__(self) -> None:
-        for name in ("real_pen", "dark_grid", "band", "offset", "touching", "neighbour",
-                     "zero_strike"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"CellVariety.{name} is a share in [0, 1]")
+        for f in fields(self):
+            if f.name != "offset_mm" and not 0.0 <= getattr(self, f.name) <= 1.0:
+                raise ValueError(f"CellVariety.{f.name} is a share in [0, 1]")
         if not 0.0 <= self.offset_mm <= 3.0:
             raise ValueError("CellVariety.offset_mm must be 0-3 mm")
 
     def key(self) -> str:
         """A short text for a training cache's key."""
-        return "v" + "-".join(f"{getattr(self, f)}" for f in self.__dataclass_fields__)
+        return "v" + "-".join(f"{getattr(self, f.name)}" for f in fields(self))
 
 
 # The variety the reader is trained on for real hands (tools/train_digits.py --real).
