@@ -156,6 +156,27 @@ def test_scanner_errors_reach_the_page_as_4xx(client: TestClient,
     assert r.json()["error"].startswith("no score sheet found")
 
 
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_every_refusal_reaches_the_page_in_its_language_with_its_reason(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
+    from escalero.scoring.errors import Reason, UnreadableSheetError
+    from escalero.web.i18n import translate
+    from escalero.web.messages import REASON_KEYS
+
+    assert set(REASON_KEYS) == set(Reason)  # a new reason needs its page text
+    for reason in Reason:
+        def refuse(data: bytes, lang: str, layout=None, recognizer=None,
+                   reason: Reason = reason) -> dict:
+            raise UnreadableSheetError("refused in English", reason=reason)
+
+        monkeypatch.setattr(services, "scan_bytes", refuse)
+        r = client.post("/api/scan", params={"lang": lang}, content=png_bytes())
+        body = r.json()
+        assert r.status_code == 422 and body["reason"] == reason.value, reason
+        english = translate(REASON_KEYS[reason], "en")
+        assert body["error"] == translate(REASON_KEYS[reason], lang) != english, reason
+
+
 def test_concurrent_scans_run_in_parallel(client: TestClient,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The scan runs in a worker thread: three uploads are inside the scanner at once.
@@ -348,8 +369,9 @@ def test_unreadable_qr_message_points_to_the_layout_form(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(pipeline, "scan_photo", no_layout)
     monkeypatch.setattr(services, "shared_recognizer", lambda: None)
-    with pytest.raises(SheetNotFoundError, match="under “Layout”"):
+    with pytest.raises(SheetNotFoundError, match="under “Layout”") as refused:
         services.scan_bytes(png_bytes(), "de")
+    assert refused.value.reason == "no_layout"  # the API's body says it beside the text
 
 
 def test_escalero_serve_runs_and_answers(tmp_path: Path) -> None:

@@ -110,7 +110,9 @@ async def escalero_error(request: Request, err: EscaleroError) -> Response:
     (what went wrong decides 4xx vs 5xx) and any fields the API adds to its body."""
     message = localize(err, lang_of(request))
     if request.url.path.startswith("/api/") or request.method != "GET":
-        return JSONResponse({"error": message, **err.details()},
+        # A refusal's reason code beside its text, for a client to act on.
+        reason = {"reason": str(err.reason)} if err.reason else {}
+        return JSONResponse({"error": message, **reason, **err.details()},
                             status_code=err.http_status)
     return page(request, "error.html", status=err.http_status, message=message)
 

@@ -2,7 +2,8 @@
 
 An error the web app raises itself carries a catalog key and its parameters (`keyed`); a
 refusal raised by the scanner is recognised by its reason code (`scoring.errors.Reason`)
-and mapped to its key here. Either way the text comes from web.i18n, so a German page never
+and mapped to its key here; every Reason has one. The API's error body carries that reason
+as well ("reason"), so a client tells refusals apart without reading the text. Either way the text comes from web.i18n, so a German page never
 shows an English refusal. Anything not in the catalog is shown as raised.
 """
 
@@ -37,10 +38,13 @@ REASON_KEYS: dict[Reason, str] = {
     Reason.GRID_MISSING: "err_grid_missing",
     Reason.LAYOUT_CONFLICT: "err_layout_conflict",
     Reason.LAYOUT_NOT_AS_NAMED: "err_layout_not_as_named",
+    Reason.NO_LAYOUT: "err_no_layout",
 }
 
 
 def localize(err: EscaleroError, lang: str) -> str:
+    """`err`'s message in `lang`: its own catalog key, else its refusal reason's, else
+    the text as raised."""
     key = getattr(err, "key", None)
     if key:
         # A parameter named *_key is itself a catalog key (a field's label); one named

@@ -26,6 +26,7 @@ from escalero.scoring.errors import (
     InputFileError,
     LayoutUnknownError,
     PhotoError,
+    Reason,
     ToolMissingError,
     UsageError,
 )
@@ -432,9 +433,11 @@ def scan_bytes(data: bytes, lang: str, layout: LayoutSpec | None = None,
             result = pipeline.scan_photo(data, pipeline.ScanOptions(lang=lang, layout=layout),
                                          recognizer=recognizer if recognizer is not None
                                          else shared_recognizer())
-    except LayoutUnknownError:
+    except LayoutUnknownError as err:
         # The scanner's "QR unreadable" hint names CLI options; the page has a form.
-        raise keyed(LayoutUnknownError, "err_no_layout") from None
+        refusal = keyed(LayoutUnknownError, "err_no_layout")
+        refusal.reason = err.reason or Reason.NO_LAYOUT
+        raise refusal from None
     except PhotoError as err:
         if getattr(err, "key", None) or err.reason:
             raise
