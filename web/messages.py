@@ -2,9 +2,10 @@
 
 An error the web app raises itself carries a catalog key and its parameters (`keyed`); a
 refusal raised by the scanner is recognised by its reason code (`scoring.errors.Reason`)
-and mapped to its key here; every Reason has one. The API's error body carries that reason
-as well ("reason"), so a client tells refusals apart without reading the text. Either way the text comes from web.i18n, so a German page never
-shows an English refusal. Anything not in the catalog is shown as raised.
+and mapped to its key here; every Reason has one. Either way the text comes from web.i18n,
+so a German page never shows an English refusal. Anything not in the catalog is shown as
+raised. The API's error body carries the reason as well ("reason"), so a client tells
+refusals apart without reading the text.
 """
 
 from __future__ import annotations
