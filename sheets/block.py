@@ -1,7 +1,7 @@
 """A block of score sheets as planned from the player options, and its serials.
 
 Library code shared by `escalero sheet` (sheets.cli), the scanner's layout options
-(scan.cli) and the web app's print and scan pages (web.printing, web.services), so all of
+(scan.cli) and the web app's print and scan pages (web.printing, web.scanning), so all of
 them plan a block, and refuse an impossible one, the same way.
 """
 

@@ -22,8 +22,9 @@ from escalero.scoring.errors import (
 )
 from escalero.sheets.layout import SheetOptionError
 from escalero.web.app import BodyTooLarge, NotJson
+from escalero.web.guests import UnnamedSidesError
 from escalero.web.ledger import DuplicateSerialError, LedgerError
-from escalero.web.services import PhotoTooLarge, UnnamedSidesError
+from escalero.web.scanning import PhotoTooLarge
 from escalero.web.uploads import NotAnImage, UploadTooLarge
 
 

@@ -13,7 +13,7 @@ import pypdfium2 as pdfium
 import pytest
 from escalero.scan import pipeline
 from escalero.scoring.errors import LayoutUnknownError, SheetNotFoundError
-from escalero.web import services
+from escalero.web import recognizer, scanning
 from escalero.web.app import create_app
 from escalero.web.cli import settings
 from escalero.web.config import WebConfig, is_loopback
@@ -150,7 +150,7 @@ def test_scanner_errors_reach_the_page_as_4xx(client: TestClient,
         raise SheetNotFoundError("no score sheet found: photograph the whole sheet with all "
                                  "four corner markers")
 
-    monkeypatch.setattr(services, "scan_bytes", no_sheet)
+    monkeypatch.setattr(scanning, "scan_bytes", no_sheet)
     r = client.post("/api/scan", content=png_bytes())
     assert r.status_code == 422
     assert r.json()["error"].startswith("no score sheet found")
@@ -169,7 +169,7 @@ def test_every_refusal_reaches_the_page_in_its_language_with_its_reason(
                    reason: Reason = reason) -> dict:
             raise UnreadableSheetError("refused in English", reason=reason)
 
-        monkeypatch.setattr(services, "scan_bytes", refuse)
+        monkeypatch.setattr(scanning, "scan_bytes", refuse)
         r = client.post("/api/scan", params={"lang": lang}, content=png_bytes())
         body = r.json()
         assert r.status_code == 422 and body["reason"] == reason.value, reason
@@ -190,7 +190,7 @@ def test_concurrent_scans_run_in_parallel(client: TestClient,
         together.wait()
         return {"bytes": len(data)}
 
-    monkeypatch.setattr(services, "scan_bytes", blocking_scan)
+    monkeypatch.setattr(scanning, "scan_bytes", blocking_scan)
     photos = [png_bytes((64 + i, 48)) for i in range(3)]
     with ThreadPoolExecutor(3) as pool:
         results = list(pool.map(lambda p: client.post("/api/scan", content=p), photos))
@@ -350,7 +350,7 @@ def test_scan_layout_form_reaches_the_scanner(client: TestClient,
         seen.append(layout)
         return {"ok": True}
 
-    monkeypatch.setattr(services, "scan_bytes", fake_scan)
+    monkeypatch.setattr(scanning, "scan_bytes", fake_scan)
     assert client.post("/api/scan", content=png_bytes()).status_code == 200
     r = client.post("/api/scan?game=escalero&players=4&pairs=1&variant=strasse-25&paper=a4",
                     content=png_bytes())
@@ -368,9 +368,9 @@ def test_unreadable_qr_message_points_to_the_layout_form(monkeypatch: pytest.Mon
         raise LayoutUnknownError(pipeline.NO_LAYOUT)
 
     monkeypatch.setattr(pipeline, "scan_photo", no_layout)
-    monkeypatch.setattr(services, "shared_recognizer", lambda: None)
+    monkeypatch.setattr(recognizer, "shared_recognizer", lambda: None)
     with pytest.raises(SheetNotFoundError, match="under “Layout”") as refused:
-        services.scan_bytes(png_bytes(), "de")
+        scanning.scan_bytes(png_bytes(), "de")
     assert refused.value.reason == "no_layout"  # the API's body says it beside the text
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from escalero.scoring.errors import UsageError
 from escalero.web import app as web_app
-from escalero.web import services
+from escalero.web import pixel_budget, records, scanning, settling
 from escalero.web.app import MAX_JSON_BYTES, create_app
 from escalero.web.cli import check_port_free, settings
 from escalero.web.config import WebConfig
@@ -118,7 +118,7 @@ def test_settling_runs_off_the_event_loop(client: TestClient,
             return {"on_event_loop": False}
         return {"on_event_loop": True}
 
-    monkeypatch.setattr(services, "settle_payload", where)
+    monkeypatch.setattr(settling, "settle_payload", where)
     assert client.post("/api/settle", json={"sheet": {}}).json() == {"on_event_loop": False}
     seen: list[bool] = []
 
@@ -126,7 +126,7 @@ def test_settling_runs_off_the_event_loop(client: TestClient,
         seen.append(where()["on_event_loop"])
         raise UsageError("stop here")
 
-    monkeypatch.setattr(services, "ledger_record", record)
+    monkeypatch.setattr(records, "ledger_record", record)
     assert client.post("/api/ledger", json={"sheet": {}}).status_code == 400
     assert seen == [False]
 
@@ -183,7 +183,7 @@ def test_a_bug_is_one_json_500(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     def broken(*_args: object) -> dict:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(services, "settle_payload", broken)
+    monkeypatch.setattr(settling, "settle_payload", broken)
     app = create_app(WebConfig(db_path=tmp_path / "l.sqlite3"))
     with TestClient(app, raise_server_exceptions=False) as c:
         r = c.post("/api/settle", json={"sheet": sheet()})
@@ -260,10 +260,10 @@ def test_confirm_must_be_true_to_count_a_sheet_twice(client: TestClient) -> None
 
 
 def test_pairs_flag_is_read_not_guessed() -> None:
-    assert services.layout_hint({"players": "4", "pairs": "0"}).pairs is False
-    assert services.layout_hint({"players": "4", "pairs": "1"}).pairs is True
+    assert scanning.layout_hint({"players": "4", "pairs": "0"}).pairs is False
+    assert scanning.layout_hint({"players": "4", "pairs": "1"}).pairs is True
     with pytest.raises(UsageError, match="pairs"):
-        services.layout_hint({"players": "4", "pairs": "maybe"})
+        scanning.layout_hint({"players": "4", "pairs": "maybe"})
 
 
 def test_evening_filter_applies_to_games_too(client: TestClient, tmp_path: Path) -> None:
@@ -324,15 +324,15 @@ def test_large_jpegs_cost_their_reduced_decoding_size() -> None:
     from escalero.scan.load import WORK_MAX_SIDE
 
     wide = WORK_MAX_SIDE * 2 + 200
-    assert services.decoded_pixels(image_bytes((wide, 300), "JPEG")) == (wide // 2) * 150
-    assert services.decoded_pixels(image_bytes((wide, 300), "PNG")) == wide * 300
-    assert services.decoded_pixels(b"\xff\xd8\xff garbage") == 0  # scan.load names it
+    assert pixel_budget.decoded_pixels(image_bytes((wide, 300), "JPEG")) == (wide // 2) * 150
+    assert pixel_budget.decoded_pixels(image_bytes((wide, 300), "PNG")) == wide * 300
+    assert pixel_budget.decoded_pixels(b"\xff\xd8\xff garbage") == 0  # scan.load names it
 
 
 def test_the_pixel_budget_makes_big_photos_wait() -> None:
     import threading
 
-    budget = services.PixelBudget(100)
+    budget = pixel_budget.PixelBudget(100)
     entered = threading.Event()
 
     def second() -> None:

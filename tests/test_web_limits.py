@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from escalero.web import security, server, services
+from escalero.web import pixel_budget, recognizer, scanning, security, server
 from escalero.web.app import create_app
 from escalero.web.cli import run, settings
 from escalero.web.config import WebConfig
@@ -76,17 +76,17 @@ def call_asgi(app: Any, method: str, path: str, headers: dict[str, str],
 def test_decoding_memory_is_read_from_the_header() -> None:
     """A 16-bit RGBA PNG declaring 49 MP costs what Pillow's conversions need (~24 bytes a
     pixel), so two never decode together; four 12 MP phone JPEGs still do."""
-    rgba = services.decode_cost(png_header(7000, 7000))
+    rgba = pixel_budget.decode_cost(png_header(7000, 7000))
     assert rgba is not None and (rgba.width, rgba.height) == (7000, 7000)
     assert rgba.memory >= 24 * 49_000_000
-    assert 2 * rgba.memory > services.SCAN_MEMORY  # runs alone
+    assert 2 * rgba.memory > pixel_budget.SCAN_MEMORY  # runs alone
     from PIL import Image
 
     buf = io.BytesIO()
     Image.new("RGB", (4000, 3000), "white").save(buf, "JPEG")
-    phone = services.decode_cost(buf.getvalue())
-    assert phone is not None and 4 * phone.memory <= services.SCAN_MEMORY
-    assert services.decode_cost(b"\x89PNG\r\n\x1a\n garbage") is None
+    phone = pixel_budget.decode_cost(buf.getvalue())
+    assert phone is not None and 4 * phone.memory <= pixel_budget.SCAN_MEMORY
+    assert pixel_budget.decode_cost(b"\x89PNG\r\n\x1a\n garbage") is None
 
 
 def test_a_scan_holds_its_decoding_memory(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,16 +95,16 @@ def test_a_scan_holds_its_decoding_memory(monkeypatch: pytest.MonkeyPatch) -> No
     held: list[int] = []
 
     def scan(*_args: object, **_kw: object) -> None:
-        held.append(services._MEMORY._used)
+        held.append(pixel_budget.MEMORY._used)
         raise pipeline.SheetNotFoundError("no sheet")
 
     monkeypatch.setattr(pipeline, "scan_photo", scan)
-    monkeypatch.setattr(services, "shared_recognizer", lambda: None)
+    monkeypatch.setattr(recognizer, "shared_recognizer", lambda: None)
     data = png_header(7000, 7000)
     with pytest.raises(pipeline.SheetNotFoundError):
-        services.scan_bytes(data, "de")
-    assert held == [min(services.decode_cost(data).memory, services.SCAN_MEMORY)]
-    assert services._MEMORY._used == 0
+        scanning.scan_bytes(data, "de")
+    assert held == [min(pixel_budget.decode_cost(data).memory, pixel_budget.SCAN_MEMORY)]
+    assert pixel_budget.MEMORY._used == 0
 
 
 # --- F5: header and body deadlines, the connection limit, a quiet log --------------------
@@ -512,6 +512,6 @@ def test_the_photo_size_message_names_the_photo_s_own_size(
 
     buf = io.BytesIO()
     Image.new("L", (65000, 900), 255).save(buf, "JPEG")
-    monkeypatch.setattr(services, "shared_recognizer", lambda: None)
+    monkeypatch.setattr(recognizer, "shared_recognizer", lambda: None)
     with pytest.raises(PhotoError, match="65000x900"):
-        services.scan_bytes(buf.getvalue(), "en")
+        scanning.scan_bytes(buf.getvalue(), "en")

@@ -12,10 +12,12 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-from escalero.web import services  # noqa: E402
+from escalero.scoring.errors import UsageError  # noqa: E402
+from escalero.web import scanning  # noqa: E402
 from escalero.web.app import create_app  # noqa: E402
 from escalero.web.config import WebConfig  # noqa: E402
 from escalero.web.i18n import LANGS, catalog, translate  # noqa: E402
+from escalero.web.messages import keyed  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 
@@ -96,7 +98,7 @@ def test_names_printed_on_a_sheet_come_back_with_its_scan(
                "review": []}
     for i, side in enumerate(scanned["sides"]):
         side["members"] = [f"Spieler {i + 1}"]
-    monkeypatch.setattr(services, "scan_bytes",
+    monkeypatch.setattr(scanning, "scan_bytes",
                         lambda data, lang, layout=None, recognizer=None: scanned)
     png = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
     back = client.post("/api/scan", content=png).json()
@@ -143,7 +145,7 @@ def test_scanner_refusals_are_in_the_catalog() -> None:
     assert localize(UnreadableSheetError("blurry", reason=Reason.TOO_BLURRED), "de") == \
         localize(blurred, "de")
     assert all(key in catalog(lang) for key in REASON_KEYS.values() for lang in LANGS)
-    assert re.search("kein Foto", localize(services.keyed(services.UsageError, "err_not_photo"),
+    assert re.search("kein Foto", localize(keyed(UsageError, "err_not_photo"),
                                            "de"))
 
 

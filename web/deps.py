@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from escalero.scoring.errors import InputFileError
 from escalero.scoring.model import parse_json
-from escalero.web import services
+from escalero.web import recognizer as scanner_parts
 from escalero.web.config import WebConfig
 from escalero.web.i18n import LANGS, catalog, pick_lang, translate
 from escalero.web.ledger import Ledger
@@ -57,7 +57,7 @@ def get_recognizer(request: Request) -> Recognizer:
     dependency: loading it reads the model files, so it runs in a worker thread)."""
     state = request.app.state
     if state.recognizer is None:
-        state.recognizer = services.shared_recognizer()
+        state.recognizer = scanner_parts.shared_recognizer()
     recognizer: Recognizer = state.recognizer
     return recognizer
 

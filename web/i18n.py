@@ -207,7 +207,7 @@ _TEXT: Final[dict[str, str]] = {
                          "\"EUR\"}."),
     "err_currency": N_("Currency {currency}: give a short code such as EUR."),
     "err_players": N_("Players: give the number of players on the sheet (1-16)."),
-    # The server's limits (web.limits, web.services, web.ledger).
+    # The server's limits (web.limits, web.scanning, web.ledger).
     "err_body_over": N_("The request is larger than {mb} MB; send a smaller photo."),
     "err_body_slow": N_("The upload arrived too slowly; send it again, best over Wi-Fi."),
     "err_form_over": N_("The form is larger than {kb} kB or carries a file; use the app's "

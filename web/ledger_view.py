@@ -15,7 +15,7 @@ from escalero.scoring.money import fewest_transfers, to_money
 from escalero.web.i18n import LANGS, translate
 from escalero.web.ledger import Balance
 
-# "Gast 2 (S1-001)": a guest named for one game (web.services.named_or_guests), in the
+# "Gast 2 (S1-001)": a guest named for one game (web.guests.named_or_guests), in the
 # language of the page that saved it.
 _GUEST_WORDS = "|".join(re.escape(translate("guest", lang)) for lang in LANGS)
 GUEST = re.compile(rf"^({_GUEST_WORDS}) (\d+) (\(.+\))$")

@@ -14,8 +14,8 @@ from typing import Any, overload
 from escalero.scoring.errors import UsageError
 from escalero.scoring.model import MAX_NAME_LEN
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
+from escalero.web.forms import form_flag
 from escalero.web.messages import keyed
-from escalero.web.services import form_flag
 
 MAX_WEB_PAGES = 200  # a block of 200 sheets is ~1 MB; more from a phone is a typo
 

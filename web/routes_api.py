@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from escalero.web import printing, services
+from escalero.web import printing, scanning, settling
 from escalero.web.deps import Config, Lang, LedgerDep, RecognizerDep, json_body
 from escalero.web.limits import capped_form, declared_length
 from escalero.web.security import FORM_TYPES, content_type
@@ -20,14 +20,14 @@ router = APIRouter(prefix="/api")
 @router.get("/rules")
 def api_rules(request: Request, lang: Lang, game: str = "escalero") -> dict[str, Any]:
     variants = request.query_params.getlist("variant")
-    return services.rules_json(game, variants, lang)
+    return settling.rules_json(game, variants, lang)
 
 
 @router.post("/settle")
 async def api_settle(request: Request, lang: Lang) -> dict[str, Any]:
     payload = await json_body(request)
     # Settling is CPU work: a worker thread keeps the event loop answering others.
-    return await run_in_threadpool(services.settle_payload, payload, lang)
+    return await run_in_threadpool(settling.settle_payload, payload, lang)
 
 
 @router.post("/scan")
@@ -40,14 +40,14 @@ async def api_scan(request: Request, config: Config, ledger: LedgerDep, lang: La
     if length is not None and length > config.max_upload_bytes:
         raise too_large(config.max_upload_bytes)
     q = request.query_params
-    layout = services.layout_hint({"players": q.get("players"), "game": q.get("game"),
+    layout = scanning.layout_hint({"players": q.get("players"), "game": q.get("game"),
                                    "pairs": q.get("pairs"), "paper": q.get("paper"),
                                    "variants": q.getlist("variant")})
     data = await read_photo(request.stream(), config.max_upload_bytes)
     # The scan is CPU-bound: a worker thread keeps other requests (and uploads) going.
-    result = await run_in_threadpool(services.scan_bytes, data, lang, layout, recognizer)
+    result = await run_in_threadpool(scanning.scan_bytes, data, lang, layout, recognizer)
     # A sheet printed here with names comes back named (the QR code holds no names).
-    return services.with_printed_names(result, ledger.printed_names(result.get("serial")))
+    return scanning.with_printed_names(result, ledger.printed_names(result.get("serial")))
 
 
 @router.post("/print")

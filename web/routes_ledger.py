@@ -7,7 +7,7 @@ from datetime import date
 from typing import Any
 
 from escalero.scoring.errors import InputFileError
-from escalero.web import services
+from escalero.web import records
 from escalero.web.deps import Lang, LedgerDep, json_body
 from escalero.web.i18n import translate
 from escalero.web.ledger_view import Trash
@@ -35,7 +35,7 @@ def api_roster(ledger: LedgerDep) -> dict[str, Any]:
 async def api_ledger_save(request: Request, ledger: LedgerDep, lang: Lang) -> dict[str, Any]:
     payload = await json_body(request)
     guest = translate("guest", lang)
-    record, confirm = await run_in_threadpool(services.ledger_record, payload, guest)
+    record, confirm = await run_in_threadpool(records.ledger_record, payload, guest)
     game_id = await run_in_threadpool(
         lambda: ledger.save(record, allow_duplicate=confirm))
     return {"id": game_id, "evening": record.evening,
