@@ -5,7 +5,7 @@ are labelled examples of those hands. An unsure cell whose penultimate features 
 network's last hidden layer, `digit_model.FEATURES_OUTPUT`) lie much closer to the sheet's
 certain examples of its first reading than to any example of its rivals is re-weighed:
 
-    q(v) ∝ p(v) · exp(SHARPNESS · s(v))
+    q(v) ∝ p(v) · exp(sharpness · s(v))
 
 with s(v) the cosine similarity to the nearest certain example of v. A rival that has no
 example on the sheet cannot be ruled out by the hand, so it gets the best similarity any
@@ -15,7 +15,7 @@ or an empty cell is never made certain, nor ruled out, by it (`_number`).
 
 Safety, as for the written totals (scan/cells.py): adaptation never changes a reading,
 only makes the network's own first choice certain, and only when the network already gave
-it at least MIN_OWN_CONFIDENCE and its nearest example is close (MIN_SIMILARITY). Cells it
+it at least AdaptParams.floor and its nearest example is close (min_similarity). Cells it
 does not make certain keep the network's reading and distribution untouched, so the calibration the
 payout model relies on is the network's. The thresholds were set on bench photos, and the
 count of wrong readings made certain is measured by `python -m benchmarks.adapt`.
@@ -30,17 +30,35 @@ import numpy as np
 from escalero.scan.recognize import CellReading
 from escalero.scoring.model import CellValue
 
-SHARPNESS = 40.0  # log-odds per unit of cosine similarity
-MIN_OWN_CONFIDENCE = 0.8  # the network's own confidence in a reading adaptation may make certain
-MIN_SIMILARITY = 0.9  # cosine to the nearest certain example of that reading
-MIN_CANDIDATE = 1e-3  # rivals below this are left with their (tiny) mass unchanged
-
 
 @dataclass(frozen=True)
 class AdaptParams:
-    sharpness: float = SHARPNESS
-    floor: float = MIN_OWN_CONFIDENCE
-    min_similarity: float = MIN_SIMILARITY
+    """The adaptation's values (adapt(..., params); benchmarks.adapt varies them). Set on
+    bench photos by hand (0fe3c5e), each measured with benchmarks.adapt (the wrong readings
+    it makes certain); adaptation is off by default (ScanOptions.adapt)."""
+
+    # Log-odds per unit of cosine similarity. Set by hand on bench photos (0fe3c5e;
+    # benchmarks.adapt tries 20, 40 and 80).
+    sharpness: float = 40.0
+    # The network's own confidence a reading needs before adaptation may make it certain.
+    # Set by hand on bench photos (0fe3c5e).
+    floor: float = 0.8
+    # Cosine similarity to the nearest certain example of that reading it needs. Set by
+    # hand on bench photos (0fe3c5e).
+    min_similarity: float = 0.9
+    # Rivals less likely than this are left with their (tiny) mass unchanged. Set by hand,
+    # not fitted (0fe3c5e).
+    min_candidate: float = 1e-3
+
+    def __post_init__(self) -> None:
+        if self.sharpness < 0 or not 0.0 <= self.floor <= 1.0:
+            raise ValueError("adapt: need sharpness >= 0 and floor in [0, 1]")
+        if not -1.0 <= self.min_similarity <= 1.0 or not 0.0 <= self.min_candidate <= 1.0:
+            raise ValueError("adapt: min_similarity is a cosine in [-1, 1], min_candidate a "
+                             "probability in [0, 1]")
+
+
+ADAPT = AdaptParams()
 
 
 @dataclass(frozen=True)
@@ -52,7 +70,7 @@ class Adapted:
 
 def adapt(readings: Sequence[CellReading], features: np.ndarray,
           threshold: Callable[[int, CellValue], float],
-          params: AdaptParams = AdaptParams()) -> Adapted:
+          params: AdaptParams = ADAPT) -> Adapted:
     """Re-weigh each unsure cell's candidates by the sheet's certain cells (module doc).
 
     `features`: one row per reading (any scale; compared by cosine). `threshold(i, value)`:
@@ -73,19 +91,20 @@ def adapt(readings: Sequence[CellReading], features: np.ndarray,
             continue
         dist = r.distribution or ((r.value, r.confidence), *r.alternatives)
         sims = {v: float((by_value[v] @ unit[i]).max()) for v, p in dist
-                if p >= MIN_CANDIDATE and v in by_value and _number(v)}
+                if p >= params.min_candidate and v in by_value and _number(v)}
         if sims[r.value] < params.min_similarity:
             continue
         best = max(sims.values())  # what an unseen rival (or the rest) is granted
         weights = {v: p * np.exp(params.sharpness * (sims.get(v, best) - best))
-                   if p >= MIN_CANDIDATE else p for v, p in dist}
+                   if p >= params.min_candidate else p for v, p in dist}
         rest = max(0.0, 1.0 - sum(p for _, p in dist))  # readings outside the distribution
         norm = sum(weights.values()) + rest
         q = weights[r.value] / norm
         if q < threshold(i, r.value) or max(weights, key=weights.__getitem__) != r.value:
             continue
         ranked = sorted(((v, w / norm) for v, w in weights.items()), key=lambda a: -a[1])
-        out[i] = CellReading.from_ranked(ranked, threshold(i, r.value))
+        out[i] = CellReading.from_ranked(ranked, threshold(i, r.value),
+                                          by="the sheet's own hand (scan.adapt)")
         made.append(i)
     return Adapted(tuple(out), tuple(made), len(known))
 

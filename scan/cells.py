@@ -159,11 +159,13 @@ class Pass(StrEnum):
 
 @dataclass(frozen=True)
 class Decision:
-    """One pass's verdict on a cell: certain or not, and why."""
+    """One pass's verdict on a cell: certain or not, and why (`why` the note a person
+    reads; `detail` the pass's own record, for developers: the recognizer's verdict)."""
 
     by: Pass
     certain: bool
     why: Note | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -198,12 +200,12 @@ class CellResult:
         return cell_points(self.value)
 
 
-def set_certainty(cell: CellResult, certain: bool, why: Note | None, by: Pass
-                  ) -> CellResult:
+def set_certainty(cell: CellResult, certain: bool, why: Note | None, by: Pass,
+                  detail: str = "") -> CellResult:
     """The one way a pass makes a cell certain or not: `why` becomes its note, and the
     decision joins its reasons."""
     return replace(cell, certain=certain, note=why,
-                   reasons=(*cell.reasons, Decision(by, certain, why)))
+                   reasons=(*cell.reasons, Decision(by, certain, why, detail)))
 
 
 def settle_held(results: Sequence[CellResult]) -> list[CellResult]:
@@ -330,7 +332,8 @@ def _alternative(alt: Any) -> tuple[CellValue, float]:
 
 
 def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[CellResult]:
-    """The readings as cell results, certain where the recognizer says so."""
+    """The readings as cell results, certain where the recognizer says so: the reading
+    pass records its verdict, and why (CellReading.why), through set_certainty."""
     out = []
     for s, r in zip(snapped, readings, strict=True):
         value = _as_value(r.kind, r.value)
@@ -342,12 +345,12 @@ def to_results(snapped: Sequence[SnappedSlot], readings: Sequence[Any]) -> list[
         dist = tuple(_alternative(a) for a in getattr(r, "distribution", ()) or ())
         if not dist or dist[0][0] != value:
             dist = ()
-        certain = bool(r.certain)
-        out.append(CellResult(s.slot.side, s.slot.column, s.slot.row, value,
-                              float(r.confidence), tuple(alts), certain, s.box,
-                              candidates=dist, outside=tuple(getattr(r, "outside", ())),
-                              place_mm=s.uncertainty_mm,
-                              reasons=(Decision(Pass.READING, certain),)))
+        cell = CellResult(s.slot.side, s.slot.column, s.slot.row, value,
+                          float(r.confidence), tuple(alts), False, s.box,
+                          candidates=dist, outside=tuple(getattr(r, "outside", ())),
+                          place_mm=s.uncertainty_mm)
+        out.append(set_certainty(cell, bool(r.certain), None, Pass.READING,
+                                 getattr(r, "why", "") or "the recognizer's verdict"))
     return out
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from escalero.scan.imaging import MAD_TO_SIGMA, darkness, median_and_sigma
 from escalero.scan.rectify import CELL_MARGIN_MM, PX_PER_MM
 
+# The network's format: its input (px) and its output per cell (the module doc).
 INPUT_H, INPUT_W = 40, 56
 N_OUT = 3 + 3 + 6 * 10
 HEAD_OFFSET = {1: 6, 2: 16, 3: 36}  # first logit of the digit heads for each length
@@ -34,18 +35,53 @@ CALIBRATION_PATH = MODEL_DIR / "digits.json"
 # Per row, how much likelier each written reading is there than in the training cells
 # (tools/row_priors.py); decode weighs a cell's written mass by it (label shift).
 ROW_PRIORS_PATH = MODEL_DIR / "row_priors.json"
-# Prior weight of a number the row does not allow: writing one is rare but happens, and the
-# mass it draws keeps a cell from being read "certainly" as the nearest allowed value.
-OUT_OF_ROW_PRIOR = 0.05
 
 
 WORK_H = 2 * INPUT_H  # ink is found at twice the network's resolution
-# Bump when preprocess gives a crop other numbers (a training cache keys on it).
-PREPROCESS_VERSION = 2  # 2: drop_grid_lines
+# The preprocessing's version, a format fact: bumped when preprocess gives a crop other
+# numbers (a training cache keys on it). 2: drop_grid_lines.
+PREPROCESS_VERSION = 2
 ASPECT = INPUT_W / INPUT_H
 
 
-PAPER_PX = 11  # the paper estimate's window at WORK_H: strokes are thinner
+@dataclass(frozen=True)
+class Preprocessing:
+    """How a crop becomes the network's input. Fixed with the weights, not a knob: the
+    networks in models/ were trained on crops preprocessed with these values
+    (tools/train_digits.py imports preprocess), so changing one means bumping
+    PREPROCESS_VERSION and training again; no ScanOptions field carries it. Each field
+    says where it comes from."""
+
+    # The paper estimate's window at WORK_H: strokes are thinner. Set by hand, not fitted
+    # (0ee593d made it the one ink measure's window).
+    paper_px: int = 11
+    # The grid's lines lie within the contract's margin (rectify.CELL_MARGIN_MM) plus this
+    # of the crop's edge: the snapping's and the writer's slack. Set by hand, not fitted.
+    grid_slack_mm: float = 0.9
+    # A line fills (almost) every pixel of its row or column, writing near the edge seldom
+    # more than 60% of one: this percentile is the line's level. (A straight upright stroke
+    # taller than 60% of the crop within grid_slack_mm of a side line would be taken for
+    # one.) Set by hand, not fitted (dee5737).
+    grid_quantile: float = 40.0
+    # Paper pixels brighter than median + this many robust sigmas count as paper (the noise
+    # floor). Set by hand, not fitted; measured with it (9066938): harsh bench 84.7% ->
+    # 98.9% cells right, pencil in a hand's shadow no longer read as noise.
+    noise_sigmas: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.paper_px < 1 or self.grid_slack_mm < 0 or self.noise_sigmas < 0:
+            raise ValueError("preprocessing: need paper_px >= 1, grid_slack_mm >= 0 and "
+                             "noise_sigmas >= 0")
+        if not 0.0 <= self.grid_quantile <= 100.0:
+            raise ValueError("preprocessing: grid_quantile is a percentile in [0, 100]")
+
+    @property
+    def grid_band_px(self) -> int:
+        """Crop px from the edge in which the grid's lines lie (24 at 10 px/mm)."""
+        return round((CELL_MARGIN_MM + self.grid_slack_mm) * PX_PER_MM)
+
+
+PREPROCESSING = Preprocessing()
 
 
 def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
@@ -59,17 +95,7 @@ def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     h, w = red.shape
     width = max(8, round(w * WORK_H / h))
     work = cv2.resize(red, (width, WORK_H), interpolation=cv2.INTER_AREA)
-    return drop_grid_lines(darkness(work, PAPER_PX, 4), h)
-
-
-# The grid's lines lie within this many crop pixels of the crop's edge: the contract's
-# margin (15 px) plus the snapping's and the writer's slack, GRID_SLACK_MM (24 px).
-GRID_SLACK_MM = 0.9
-GRID_BAND_PX = round((CELL_MARGIN_MM + GRID_SLACK_MM) * PX_PER_MM)
-# A line fills (almost) every pixel of its row or column, writing near the edge seldom more
-# than 60% of one: the 40th percentile is the line's level. (A straight upright stroke taller
-# than 60% of the crop within 0.9 mm of a side line would be taken for one.)
-GRID_QUANTILE = 40.0
+    return drop_grid_lines(darkness(work, PREPROCESSING.paper_px, 4), h)
 
 
 def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
@@ -84,13 +110,15 @@ def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
     row (column) is the line's own level: it is taken off there.
     """
     h, w = ink.shape[-2:]
-    band = max(1, round(GRID_BAND_PX * h / crop_h))
+    band = max(1, round(PREPROCESSING.grid_band_px * h / crop_h))
     out = ink.copy()
     for rows in (slice(0, band), slice(h - band, h)):
-        level = np.percentile(out[..., rows, :], GRID_QUANTILE, axis=-1, keepdims=True)
+        level = np.percentile(out[..., rows, :], PREPROCESSING.grid_quantile, axis=-1,
+                              keepdims=True)
         out[..., rows, :] = np.maximum(out[..., rows, :] - level, 0.0)
     for cols in (slice(0, band), slice(w - band, w)):
-        level = np.percentile(out[..., :, cols], GRID_QUANTILE, axis=-2, keepdims=True)
+        level = np.percentile(out[..., :, cols], PREPROCESSING.grid_quantile, axis=-2,
+                              keepdims=True)
         out[..., :, cols] = np.maximum(out[..., :, cols] - level, 0.0)
     return out
 
@@ -125,10 +153,6 @@ def ink_window(ink: np.ndarray) -> tuple[int, int]:
     return x0, x1
 
 
-# Noise floor: paper pixels brighter than median + NOISE_SIGMAS robust sigmas count as paper.
-NOISE_SIGMAS = 2.0
-
-
 def noise_floor(ink: np.ndarray, sigmas: float) -> tuple[float, float]:
     """(paper level, paper level + `sigmas` robust sigmas) of an ink map that is mostly
     paper: the median and the MAD scaled to a Gaussian sigma."""
@@ -159,7 +183,7 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
     c0 = min(INPUT_W - 1, -(-left * INPUT_W // want))
     c1 = max(c0 + 1, (left + w) * INPUT_W // want) if w < want else INPUT_W
     cell = ink[:, c0:c1]
-    _, floor = noise_floor(cell, NOISE_SIGMAS)
+    _, floor = noise_floor(cell, PREPROCESSING.noise_sigmas)
     # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
     top = float(np.percentile(cell, 99.5))
     return np.clip((ink - floor) / max(top - floor, 0.25), 0.0, 1.0).astype(np.float32)
@@ -195,7 +219,7 @@ def _ink_maps(crops: Sequence[np.ndarray]) -> np.ndarray:
     width = max(8, round(w * WORK_H / h))
     work = np.stack([cv2.resize(r, (width, WORK_H), interpolation=cv2.INTER_AREA)
                      for r in reds])
-    ink = drop_grid_lines(darkness(work, PAPER_PX, 4), h)
+    ink = drop_grid_lines(darkness(work, PREPROCESSING.paper_px, 4), h)
     return np.stack([cv2.GaussianBlur(x, (0, 0), 1.0) for x in ink])
 
 
@@ -254,7 +278,8 @@ def _stretch(inputs: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray
         cells = inputs[sel][:, :, c0:c1]
         median = np.median(cells, axis=(1, 2))
         mad = np.median(np.abs(cells - median[:, None, None]), axis=(1, 2))
-        floor = median.astype(np.float64) + NOISE_SIGMAS * (MAD_TO_SIGMA * mad.astype(np.float64))
+        floor = median.astype(np.float64) + PREPROCESSING.noise_sigmas * (
+            MAD_TO_SIGMA * mad.astype(np.float64))
         top = np.percentile(cells, 99.5, axis=(1, 2)).astype(np.float64)
         scale = np.maximum(top - floor, 0.25)
         out[sel] = np.clip((inputs[sel] - floor.astype(np.float32)[:, None, None])
@@ -311,20 +336,43 @@ class Decoded:
     """Readings ranked best first: (reading, probability). reading: None, "x" or an int."""
 
     ranked: tuple[tuple[int | str | None, float], ...]
-    # A row cell's likeliest numbers the row does not allow, with their (OUT_OF_ROW_PRIOR
+    # A row cell's likeliest numbers the row does not allow, with their (out_of_row_prior
     # weighted) share of the same total: a mis-added column asks whether one of them
     # is what the player wrote and added up (scan.cells). Empty for written totals.
     outside: tuple[tuple[int, float], ...] = ()
 
 
-# Numbers kept per cell: every value a row allows; for a written total (any of 1-999) the
-# most likely ones, enough for the totals check to find the column's sum among them.
-MAX_NUMBERS = 48
-OUTSIDE_KEPT = 64  # numbers a row does not allow kept per row cell (Decoded.outside)
+@dataclass(frozen=True)
+class DecodeSettings:
+    """How a cell's scores become ranked readings (ReadingSettings.decoding). Each field
+    says where it comes from; the accept thresholds in models/digits.json were measured
+    with these."""
+
+    # Prior weight of a number the row does not allow: writing one is rare but happens, and
+    # the mass it draws keeps a cell from being read "certainly" as the nearest allowed
+    # value. Set by hand, not fitted (3d97f43).
+    out_of_row_prior: float = 0.05
+    # Numbers kept per cell: every value a row allows; for a written total (any of 1-999)
+    # the most likely ones, enough for the totals check to find the column's sum among
+    # them. Set by hand, not fitted (94cfdad: 48, not 4, so no column is too open to weigh).
+    max_numbers: int = 48
+    # Numbers a row does not allow kept per row cell (Decoded.outside) for the totals check.
+    # Set by hand, not fitted (d18dae2).
+    outside_kept: int = 64
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.out_of_row_prior <= 1.0:
+            raise ValueError("decoding: out_of_row_prior is a weight in [0, 1]")
+        if self.max_numbers < 1 or self.outside_kept < 1:
+            raise ValueError("decoding: need max_numbers >= 1 and outside_kept >= 1")
+
+
+DECODING = DecodeSettings()
 
 
 def decode(scores: CellScores, allowed: tuple[int, ...] | None,
-           total_cap: int | None = None, weights: RowWeights | None = None) -> Decoded:
+           total_cap: int | None = None, weights: RowWeights | None = None,
+           settings: DecodeSettings = DECODING) -> Decoded:
     """Rank the readings a cell may hold; numbers the row does not allow only draw mass.
 
     `allowed=None` (written totals) allows every number 1-999, or 1-`total_cap`: a total
@@ -338,7 +386,7 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None,
     top = max(scores.empty, scores.struck, float(nums[finite].max()))
     p_nums = np.where(finite, np.exp(nums - top), 0.0)
     p_empty, p_struck = np.exp(scores.empty - top), np.exp(scores.struck - top)
-    p_other = float(p_nums[~mask].sum()) * OUT_OF_ROW_PRIOR
+    p_other = float(p_nums[~mask].sum()) * settings.out_of_row_prior
     p_allowed = p_nums * mask
     if weights is not None:
         written = p_struck + float(p_allowed.sum())
@@ -347,26 +395,26 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None,
             p_struck = p_struck * weights.struck * written / shifted
             p_allowed = p_allowed * weights.numbers * (written / shifted)
     total = p_empty + p_struck + float(p_allowed.sum()) + p_other
-    best = _most_likely(p_allowed, _allowed_index(allowed, total_cap))
+    best = _most_likely(p_allowed, _allowed_index(allowed, total_cap), settings.max_numbers)
     cands: list[tuple[int | str | None, float]] = [(None, p_empty / total),
                                                    ("x", p_struck / total)]
     cands += [(int(v), float(p_allowed[v]) / total) for v in best if p_allowed[v] > 0]
     cands.sort(key=lambda c: -c[1])
     outside: tuple[tuple[int, float], ...] = ()
     if allowed is not None:
-        p_out = np.where(mask, 0.0, p_nums) * OUT_OF_ROW_PRIOR
-        kept = np.argpartition(p_out, -OUTSIDE_KEPT)[-OUTSIDE_KEPT:]
+        p_out = np.where(mask, 0.0, p_nums) * settings.out_of_row_prior
+        kept = np.argpartition(p_out, -settings.outside_kept)[-settings.outside_kept:]
         outside = tuple((int(v), float(p_out[v]) / total)
                         for v in kept[np.argsort(p_out[kept])[::-1]] if p_out[v] > 0)
     return Decoded(ranked=tuple(cands), outside=outside)
 
 
-def _most_likely(p_allowed: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """The (at most MAX_NUMBERS) likeliest of the allowed numbers `index`, best first. A
-    row allows a handful of values, so only those are ranked; a total allows hundreds,
-    whose best MAX_NUMBERS are picked by partition before they are ranked."""
-    if len(index) > MAX_NUMBERS:
-        index = index[np.argpartition(p_allowed[index], -MAX_NUMBERS)[-MAX_NUMBERS:]]
+def _most_likely(p_allowed: np.ndarray, index: np.ndarray, most: int) -> np.ndarray:
+    """The (at most `most`) likeliest of the allowed numbers `index`, best first. A row
+    allows a handful of values, so only those are ranked; a total allows hundreds, whose
+    best `most` are picked by partition before they are ranked."""
+    if len(index) > most:
+        index = index[np.argpartition(p_allowed[index], -most)[-most:]]
     return index[np.argsort(p_allowed[index])[::-1]]
 
 

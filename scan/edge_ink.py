@@ -18,32 +18,61 @@ the stroke may be the leading 1 it was read with.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 from escalero.scan.imaging import darkness
 
-# 2 mm: ink this far inside the box still counts as outside it. At 1 mm the tail of a
-# neighbour's dash or the bow of its 0 often stayed: on 300 tuning sheets 2 mm made 64 more
-# unsure cells certain (29 fewer flags after the totals check), none wrong.
-TOLERANCE_PX = 20
-MIN_AREA_PX = 12  # smaller specks are noise, not worth a second reading
-LINE_SPAN = 0.9  # a component (nearly) as long as the crop is a grid line, not a neighbour
-SCALE = 0.5  # strokes are found at 5 px/mm: a quarter of the pixels, and enough for them
-PAPER_KERNEL_PX = 11  # strokes are thinner than 2 mm (at 5 px/mm)
+
+@dataclass(frozen=True)
+class EdgeInkSettings:
+    """What counts as a neighbour's stroke at a crop's edge (ReadingSettings.edge_ink).
+    Each field says what it was fitted on; px are crop pixels at rectify.PX_PER_MM."""
+
+    # Ink this far inside the box still counts as outside it (2 mm). Fitted on 300 tuning
+    # sheets (51e83eb): at 1 mm the tail of a neighbour's dash or the bow of its 0 often
+    # stayed; 2 mm made 64 more unsure cells certain (29 fewer flags after the totals
+    # check), none wrong.
+    tolerance_px: int = 20
+    # Smaller specks are noise, not worth a second reading. Set by hand, not fitted
+    # (212fc6d).
+    min_area_px: int = 12
+    # A component (nearly) as long as the crop is a grid line, not a neighbour. Set by
+    # hand, not fitted (212fc6d).
+    line_span: float = 0.9
+    # Strokes are found at this share of the crop's resolution (5 px/mm): a quarter of the
+    # pixels, and enough for them. A speed choice, set by hand (198aa50).
+    scale: float = 0.5
+    # The paper estimate's window at that scale: strokes are thinner than 2 mm. Set by
+    # hand, not fitted (198aa50).
+    paper_kernel_px: int = 11
+
+    def __post_init__(self) -> None:
+        if self.tolerance_px < 0 or self.min_area_px < 0 or self.paper_kernel_px < 1:
+            raise ValueError("edge ink: need tolerance_px, min_area_px >= 0 and "
+                             "paper_kernel_px >= 1")
+        if not 0.0 < self.line_span <= 1.0 or not 0.0 < self.scale <= 1.0:
+            raise ValueError("edge ink: line_span and scale are shares in (0, 1]")
 
 
-def _ink(image: np.ndarray) -> np.ndarray:
+EDGE_INK = EdgeInkSettings()
+
+def _ink(image: np.ndarray, settings: EdgeInkSettings) -> np.ndarray:
     """0 = paper, 1 = ink, from the red channel (the red grid is as bright as paper there)
-    over a local paper estimate, at SCALE of the crop's resolution."""
+    over a local paper estimate, at settings.scale of the crop's resolution."""
     red = image if image.ndim == 2 else image[:, :, 2]
-    small = cv2.resize(red, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
-    return darkness(small, PAPER_KERNEL_PX, 3)
+    small = cv2.resize(red, None, fx=settings.scale, fy=settings.scale,
+                       interpolation=cv2.INTER_AREA)
+    return darkness(small, settings.paper_kernel_px, 3)
 
 
-def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int]) -> np.ndarray | None:
+def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
+                   settings: EdgeInkSettings = EDGE_INK) -> np.ndarray | None:
     """A mask (at the crop's resolution) of the neighbours' strokes in a crop, or None if
     there are none."""
-    ink = _ink(image)
+    ink = _ink(image, settings)
+    scale = settings.scale
     flat = ink.ravel()
     k = max(1, flat.size // 1000)
     top = float(np.partition(flat, flat.size - k)[flat.size - k])  # the 99.9th percentile
@@ -54,12 +83,13 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int]) -> np.n
     if not (strong[0].any() or strong[-1].any() or strong[:, 0].any() or strong[:, -1].any()):
         return None  # nothing runs off the crop (most cells): no need to label the ink
     n, labels, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
-    bx, by, bw, bh = (v * SCALE for v in box_px)
-    t = TOLERANCE_PX * SCALE
+    bx, by, bw, bh = (v * scale for v in box_px)
+    t = settings.tolerance_px * scale
     found = []
     for k in range(1, n):
         x, y, cw, ch, area = (int(v) for v in stats[k])
-        if area < MIN_AREA_PX * SCALE * SCALE or cw > LINE_SPAN * w or ch > LINE_SPAN * h:
+        if area < settings.min_area_px * scale * scale or cw > settings.line_span * w \
+                or ch > settings.line_span * h:
             continue
         at_edge = x == 0 or y == 0 or x + cw == w or y + ch == h
         outside = (x + cw <= bx + t or x >= bx + bw - t
@@ -74,13 +104,13 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int]) -> np.n
     return cv2.dilate(full, np.ones((5, 5), np.uint8)) > 0
 
 
-def without_neighbours(image: np.ndarray, box_px: tuple[int, int, int, int] | None
-                       ) -> np.ndarray | None:
+def without_neighbours(image: np.ndarray, box_px: tuple[int, int, int, int] | None,
+                       settings: EdgeInkSettings = EDGE_INK) -> np.ndarray | None:
     """The crop with the neighbours' strokes painted as the crop's paper; None if it has
     none (or no box to tell the margin by)."""
     if box_px is None:
         return None
-    mask = neighbour_mask(image, box_px)
+    mask = neighbour_mask(image, box_px, settings)
     if mask is None:
         return None
     clean = image.copy()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-# The median absolute deviation times this estimates a Gaussian's sigma.
+# A fact of the normal distribution, not tuned: the median absolute deviation times this
+# (1 / the quantile function at 3/4) estimates a Gaussian's sigma.
 MAD_TO_SIGMA = 1.4826
 
 

@@ -27,12 +27,37 @@ if TYPE_CHECKING:
     from escalero.sheets.layout import LayoutSpec
 
 VALUE_ONLY_VARIANTS = ("strasse-25", "weights-123")  # change allowed values, not geometry
-TOL_MM = 1.0  # an expected line matches a found one this close (bent paper, homography)
-NMS_MM = 0.5  # found lines closer than this are one line
-MIN_SCORE = 0.5  # F1 of expected vs found lines, both directions multiplied
-MIN_MARGIN = 0.05  # the best must beat the runner-up by this much, and by more the lower it is
-MAX_FRAMES = 2  # page frames tried (A4 and Letter portrait fit four markers almost alike)
 PROFILE_PX_PER_MM = PX_PER_MM / 2  # line profiles on a half-size copy: 4x cheaper, as sharp
+
+
+@dataclass(frozen=True)
+class InferenceSettings:
+    """When the printed grid names a layout (ScanOptions.inference). None is fitted: all
+    were set by hand with the grid inference (fd02b0b, a760260)."""
+
+    # An expected line matches a found one this close (bent paper, the homography). Set by
+    # hand, not fitted (fd02b0b).
+    tol_mm: float = 1.0
+    # Found lines closer than this are one line. Set by hand, not fitted (fd02b0b).
+    nms_mm: float = 0.5
+    # The least score (F1 of expected against found lines, both directions and the name
+    # boxes multiplied) a layout is taken at. Set by hand, not fitted (a760260).
+    min_score: float = 0.5
+    # The best must beat the runner-up by this much, and by more the lower it scores. Set
+    # by hand, not fitted (fd02b0b).
+    min_margin: float = 0.05
+    # Page frames tried (A4 and Letter portrait fit four markers almost alike). Set by
+    # hand, not fitted (fd02b0b).
+    max_frames: int = 2
+
+    def __post_init__(self) -> None:
+        if self.tol_mm <= 0 or self.nms_mm <= 0 or self.max_frames < 1:
+            raise ValueError("inference: need tol_mm > 0, nms_mm > 0 and max_frames >= 1")
+        if not 0.0 <= self.min_score <= 1.0 or not 0.0 <= self.min_margin <= 1.0:
+            raise ValueError("inference: min_score and min_margin are scores in [0, 1]")
+
+
+INFERENCE = InferenceSettings()
 
 @dataclass(frozen=True)
 class Candidate:
@@ -104,12 +129,13 @@ def candidates(frame: PageFrame) -> tuple[Candidate, ...]:
     return tuple(out)
 
 
-def _peaks(profile: np.ndarray, lo: int, hi: int, thr: float) -> np.ndarray:
-    """Positions (px) of the local maxima above `thr` in profile[lo:hi], thinned."""
+def _peaks(profile: np.ndarray, lo: int, hi: int, thr: float, nms_mm: float) -> np.ndarray:
+    """Positions (px) of the local maxima above `thr` in profile[lo:hi], thinned to one
+    within `nms_mm`."""
     seg = profile[lo:hi].astype(np.float32)  # compared with its float32 dilation
     if seg.size < 3:
         return np.zeros(0)
-    r = max(1, int(NMS_MM * PROFILE_PX_PER_MM))
+    r = max(1, int(nms_mm * PROFILE_PX_PER_MM))
     dil = cv2.dilate(seg.reshape(1, -1), np.ones((1, 2 * r + 1), np.uint8))
     idx = np.flatnonzero((seg >= dil.ravel()) & (seg >= thr))
     keep: list[int] = []
@@ -120,7 +146,7 @@ def _peaks(profile: np.ndarray, lo: int, hi: int, thr: float) -> np.ndarray:
 
 
 def _axis_f1(cum: np.ndarray, span: tuple[float, float], expected: np.ndarray,
-             pitch: float) -> float:
+             pitch: float, settings: InferenceSettings) -> float:
     """F1 of expected lines vs lines found in the profile over `span`, across the extent."""
     n = cum.shape[0] - 1
     a = int(np.clip(span[0] * PROFILE_PX_PER_MM, 0, n))
@@ -135,7 +161,7 @@ def _axis_f1(cum: np.ndarray, span: tuple[float, float], expected: np.ndarray,
         return 0.0
     lift = profile - float(np.median(profile[lo:hi]))
     exp_px = expected * PROFILE_PX_PER_MM
-    tol = TOL_MM * PROFILE_PX_PER_MM
+    tol = settings.tol_mm * PROFILE_PX_PER_MM
     hits = []
     for e in exp_px:
         i0, i1 = int(max(0, e - tol)), int(min(size, e + tol + 1))
@@ -143,7 +169,7 @@ def _axis_f1(cum: np.ndarray, span: tuple[float, float], expected: np.ndarray,
     # Found lines: clearly above noise and a fair share of the strong expected lines.
     strong = float(np.percentile(hits, 75))
     thr = max(MIN_LINE_STRENGTH, 0.3 * strong)
-    found = _peaks(lift, lo, hi, thr)
+    found = _peaks(lift, lo, hi, thr, settings.nms_mm)
     if found.size == 0:
         return 0.0
     dist = np.abs(found[:, None] - exp_px[None, :])
@@ -177,7 +203,8 @@ def _flat_strength(image: np.ndarray, hom: np.ndarray, frame: PageFrame,
     return cv2.resize(strength, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
 
 
-def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> Inferred | None:
+def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...],
+                 settings: InferenceSettings = INFERENCE) -> Inferred | None:
     """The layout whose grid the photo shows, or None when no grid is clearly it."""
     from escalero.scan.locate import frame_fits
 
@@ -186,7 +213,7 @@ def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> Inferred 
         return None
     best_err = fits[0][0]
     scored: list[tuple[float, Candidate]] = []
-    for err, hom, frame in fits[:MAX_FRAMES]:
+    for err, hom, frame in fits[:settings.max_frames]:
         if err > max(1.5 * best_err, best_err + 1.0):
             break
         cands = candidates(frame)
@@ -195,11 +222,11 @@ def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> Inferred 
         strength = _flat_strength(image, hom, frame, cands)
         cum_rows, cum_cols = _cumsum(strength, 0), _cumsum(strength, 1)
         for cand in cands:
-            fx = _axis_f1(cum_rows, cand.y_span, cand.xs, cand.pitch[0])
-            fy = _axis_f1(cum_cols, cand.x_span, cand.ys, cand.pitch[1])
+            fx = _axis_f1(cum_rows, cand.y_span, cand.xs, cand.pitch[0], settings)
+            fy = _axis_f1(cum_cols, cand.x_span, cand.ys, cand.pitch[1], settings)
             # Sides of one column look like one side of several but for the side gaps;
             # the name boxes (one per side) tell them apart.
-            fn = _axis_f1(cum_rows, cand.name_span, cand.name_xs, cand.pitch[0])
+            fn = _axis_f1(cum_rows, cand.name_span, cand.name_xs, cand.pitch[0], settings)
             scored.append((fx * fy * fn, cand))
     if not scored:
         return None
@@ -208,7 +235,7 @@ def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> Inferred 
     second = scored[1][0] if len(scored) > 1 else 0.0
     # A poor match (bent paper smears the profiles) must win all the more clearly; the
     # grid check after it (scan.grid) then follows the bend cell by cell.
-    if top < MIN_SCORE or top - second < max(MIN_MARGIN, 0.5 * (1.0 - top)):
+    if top < settings.min_score or top - second < max(settings.min_margin, 0.5 * (1.0 - top)):
         return None
     return Inferred(cand.spec, round(top, 3), round(second, 3), cand)
 

@@ -16,29 +16,79 @@ counts. A grayscale photo has no red ink to find.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
 import numpy as np
 from escalero.scan.imaging import darkness
 
-INK_GREEN = 0.45  # darker than this share of the paper in green: ink (the grid is ~0.5)
-RED_CHANNEL_BRIGHT = 0.6  # ...and brighter than this in red: red ink
-RED_INK_SHARE = 0.4  # of the sheet's ink (harsh bench: red pens 0.59-1.0, others <= 0.09)
-MIN_INK_PX = 2000  # at 10 px/mm, about four written digits: too little ink says nothing
-INNER_PX = 5  # the writable box shrunk by this: no grid line, even where placement is off
-STEP_PX = 3  # every third pixel each way (0.3 mm): strokes are wider, and it is 9x cheaper
+
+@dataclass(frozen=True)
+class InkSettings:
+    """When a sheet counts as written in red ink, and how its grid is then dropped by its
+    shade (ScanOptions.ink). Each field says what it was fitted on; px are crop pixels at
+    rectify.PX_PER_MM (10 px/mm)."""
+
+    # Darker than this share of the paper in green: ink (the light-red grid is ~0.5 there).
+    # Set by hand, not fitted (b493891).
+    ink_green: float = 0.45
+    # ...and brighter than this share of the paper in red: red ink. Set by hand, not
+    # fitted (b493891).
+    red_channel_bright: float = 0.6
+    # A sheet is written in red from this share of its ink on: fitted by eye on the harsh
+    # bench's red-ink photos (33, colour; b493891), where red pens gave 0.59-1.0 of the
+    # ink and every other pen at most 0.09.
+    red_ink_share: float = 0.4
+    # Less ink than this (about four written digits) says nothing about the pen. Set by
+    # hand, not fitted (b493891).
+    min_ink_px: int = 2000
+    # The writable box shrunk by this when the ink's colour is measured: no grid line,
+    # even where placement is off. Set by hand, not fitted (b493891).
+    inner_px: int = 5
+    # Every this many pixels each way (0.3 mm): strokes are wider. A speed choice, set by
+    # hand (48d647c: about 5 ms a sheet, was 60 at every pixel).
+    step_px: int = 3
+    # The grid's darkness: this percentile of a crop's margin (where its lines run), and
+    # this much more taken off above it so no line survives. Set by hand, not fitted
+    # (b1bd2b5; harsh bench red-ink photos: cells 94.3% -> 98.8% right with them).
+    grid_percentile: float = 97.0
+    grid_clearance: float = 0.1
+    # Window of the local paper estimate the shade is taken against: wider than a felt
+    # pen's blurred stroke (~1 mm), or its middle is "paper". Set by hand, not fitted
+    # (b1bd2b5).
+    shade_paper_px: int = 25
+    # The writable box shrunk by this holds no print: all its darkness is ink. Set by
+    # hand, not fitted (b1bd2b5).
+    box_inside_px: int = 2
+
+    def __post_init__(self) -> None:
+        if not all(0.0 < v < 1.0 for v in (self.ink_green, self.red_channel_bright,
+                                           self.grid_clearance)) \
+                or not 0.0 < self.red_ink_share <= 1.0:
+            raise ValueError("ink: ink_green, red_channel_bright and grid_clearance are "
+                             "shares in (0, 1), red_ink_share in (0, 1]")
+        if not 0.0 < self.grid_percentile <= 100.0:
+            raise ValueError("ink: grid_percentile is a percentile in (0, 100]")
+        if self.min_ink_px < 0 or self.inner_px < 0 or self.box_inside_px < 0 \
+                or self.step_px < 1 or self.shade_paper_px < 1:
+            raise ValueError("ink: need min_ink_px, inner_px, box_inside_px >= 0 and "
+                             "step_px, shade_paper_px >= 1")
 
 
-def red_ink_share(crops: Sequence[Any]) -> float:
+INK = InkSettings()
+
+
+def red_ink_share(crops: Sequence[Any], settings: InkSettings = INK) -> float:
     """Share of the ink in the cells' writable interiors that is red (0 without ink)."""
+    inner_px, step = settings.inner_px, settings.step_px
     by_shape: dict[tuple[int, ...], list[np.ndarray]] = {}
     for crop in crops:
         image = crop.image
         if image.ndim != 3 or crop.box_px is None:
             continue
         x, y, w, h = crop.box_px
-        inner = image[y + INNER_PX:y + h - INNER_PX:STEP_PX, x + INNER_PX:x + w - INNER_PX:STEP_PX]
+        inner = image[y + inner_px:y + h - inner_px:step, x + inner_px:x + w - inner_px:step]
         if inner.size:
             by_shape.setdefault(inner.shape, []).append(inner)
     ink = red = 0
@@ -46,48 +96,39 @@ def red_ink_share(crops: Sequence[Any]) -> float:
         px = np.ascontiguousarray(np.stack(inners).reshape(len(inners), -1, 3).transpose(0, 2, 1))
         k = int(0.9 * px.shape[2])  # a box is mostly paper: its 90th percentile is paper
         paper = np.partition(px, k, axis=2)[:, :, k:k + 1].astype(np.float32) + 1.0
-        dark = px[:, 1] < INK_GREEN * paper[:, 1]
+        dark = px[:, 1] < settings.ink_green * paper[:, 1]
         ink += int(dark.sum())
-        red += int((dark & (px[:, 2] > RED_CHANNEL_BRIGHT * paper[:, 2])).sum())
-    return red / ink if ink >= MIN_INK_PX / STEP_PX ** 2 else 0.0
+        red += int((dark & (px[:, 2] > settings.red_channel_bright * paper[:, 2])).sum())
+    return red / ink if ink >= settings.min_ink_px / step ** 2 else 0.0
 
 
-def is_red_ink(crops: Sequence[Any]) -> bool:
+def is_red_ink(crops: Sequence[Any], settings: InkSettings = INK) -> bool:
     """Whether the sheet is written (mostly) in red ink."""
-    return red_ink_share(crops) >= RED_INK_SHARE
+    return red_ink_share(crops, settings) >= settings.red_ink_share
 
 
-GRID_PERCENTILE = 97  # of the crop's margin (where the grid lines run): the grid's darkness
-GRID_CLEARANCE = 0.1  # taken off above the grid's darkness, so no line survives
-SHADE_PAPER_PX = 25  # window of the local paper estimate the shade is taken against (10 px/mm)
-BOX_INSIDE_PX = 2  # the writable box shrunk by this holds no print: all its darkness is ink
-
-
-def _green_darkness(image: np.ndarray) -> np.ndarray:
+def _green_darkness(image: np.ndarray, paper_px: int) -> np.ndarray:
     """1 - green / local paper: the grid ~0.2-0.5, red ink ~0.8 and more."""
-    # Wider than a felt pen's blurred stroke (~1 mm at 10 px/mm), or its middle is "paper".
-    return darkness(image[:, :, 1], SHADE_PAPER_PX, SHADE_PAPER_PX / 4)
+    return darkness(image[:, :, 1], paper_px, paper_px / 4)
 
 
-def drop_grid_by_shade(crops: Sequence[Any]) -> list[Any]:
+def drop_grid_by_shade(crops: Sequence[Any], settings: InkSettings = INK) -> list[Any]:
     """Crops of a red-ink sheet with the grid dropped by its shade instead of its hue.
 
     In the green channel red ink is far darker than the light-red print; the print's
     darkness is measured in the crops' margins (where the grid lines run), and only what
     is darker is kept, as grey ink on white: the reader's red channel then sees the ink.
     """
-    from dataclasses import replace
-
-    dark = [_green_darkness(c.image) for c in crops]
+    dark = [_green_darkness(c.image, settings.shade_paper_px) for c in crops]
     levels = []
     for c, d in zip(crops, dark, strict=True):
         x, y, w, h = c.box_px
         band = np.ones(d.shape, bool)
         band[y:y + h, x:x + w] = False
-        levels.append(float(np.percentile(d[band], GRID_PERCENTILE)))
-    floor = float(np.median(levels)) + GRID_CLEARANCE
+        levels.append(float(np.percentile(d[band], settings.grid_percentile)))
+    floor = float(np.median(levels)) + settings.grid_clearance
     out = []
-    m = BOX_INSIDE_PX
+    m = settings.box_inside_px
     for c, d in zip(crops, dark, strict=True):
         ink = np.clip((d - floor) / (1.0 - floor), 0.0, 1.0)
         x, y, w, h = c.box_px

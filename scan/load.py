@@ -19,8 +19,9 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from escalero.i18n import N_
 
-# A 60 MP photo is already larger than any phone camera's default; more is a
-# decompression bomb or a scan at absurd resolution.
+# Limits on the photo, not tuned values (set by hand: 6ffcd46, b23fb72). A 60 MP photo is
+# already larger than any phone camera's default; more is a decompression bomb or a scan at
+# absurd resolution.
 MAX_PIXELS = 60_000_000
 # Photos larger than this on the long side are shrunk on load (JPEG draft mode
 # makes that nearly free); 4,600 px still leaves >10 px/mm on an A4 sheet that

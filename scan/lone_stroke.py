@@ -29,9 +29,27 @@ from escalero.scan import digit_model
 from escalero.scoring.model import CellValue
 
 MODEL_PATH = digit_model.MODEL_DIR / "lone_stroke.json"
-# The split is refitted only where 1 and struck hold most of the cell's mass together.
-MIN_SHARE = 0.5
+# A numeric guard, not a tuned value: where the network gives 1 or struck no mass at all,
+# its log-odds are this (sigmoid(1.5 * 30) is 1 to 19 digits).
 LOG_ODDS_CLIP = 30.0
+
+
+@dataclass(frozen=True)
+class LoneStrokeSettings:
+    """Which cells the refitted split applies to (ReadingSettings.lone_stroke; the split
+    itself is fitted in models/lone_stroke.json, with tools/fit_lone_stroke.py choosing its
+    cells by the same rule)."""
+
+    # Only where 1 and struck hold at least this share of the cell's mass together. Set by
+    # hand, not fitted (046f7fe: "most of the cell's mass").
+    min_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.min_share <= 1.0:
+            raise ValueError("lone stroke: min_share is a share in (0, 1]")
+
+
+LONE_STROKE = LoneStrokeSettings()
 
 
 @dataclass(frozen=True)
@@ -71,12 +89,14 @@ def load(path: Path = MODEL_PATH) -> LoneStrokeModel | None:
     return LoneStrokeModel.load(path)
 
 
-def applies(ranked: Sequence[tuple[CellValue, float]], allowed: tuple[int, ...] | None) -> bool:
-    """A row cell that allows a 1, read as 1 or struck, those two holding most of its mass."""
+def applies(ranked: Sequence[tuple[CellValue, float]], allowed: tuple[int, ...] | None,
+            settings: LoneStrokeSettings = LONE_STROKE) -> bool:
+    """A row cell that allows a 1, read as 1 or struck, those two holding at least
+    settings.min_share of its mass."""
     if allowed is None or 1 not in allowed or not ranked or ranked[0][0] not in (1, "x"):
         return False
     probs = dict(ranked)
-    return probs.get(1, 0.0) + probs.get("x", 0.0) >= MIN_SHARE
+    return probs.get(1, 0.0) + probs.get("x", 0.0) >= settings.min_share
 
 
 def log_odds(ranked: Sequence[tuple[CellValue, float]]) -> float:

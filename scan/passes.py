@@ -3,7 +3,8 @@
 Each pass takes every cell's result and may only make a cell certain or not through
 scan.cells.set_certainty, which records the pass and why in the cell's `reasons`:
 
-    reading (the recognizer's verdict; cells too small in the photo)
+    reading (the recognizer's verdict and why it gave it, CellReading.why, recorded by
+             cells.to_results; cells too small in the photo)
       -> second look (a faint digit before a lone mark: scan.marks)
       -> same hand (this sheet's writer draws a digit like another: scan.same_hand)
       -> placement (a box placed too loosely: grid.PlacementSettings, unless its reading
@@ -24,7 +25,7 @@ from escalero.scan import cells
 from escalero.scan.cells import CellResult, CuttingSettings, Pass, TotalsSettings
 from escalero.scan.grid import PlacementSettings
 from escalero.scan.recognize import CellCrop
-from escalero.scan.same_hand import doubt_same_hand
+from escalero.scan.same_hand import SAME_HAND, SameHandSettings, doubt_same_hand
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class PassContext:
     totals: TotalsSettings
     # Per cell, the placement error its reading stands (scan.shifted); empty: none shown.
     tolerated_mm: Sequence[float] = ()
+    same_hand: SameHandSettings = SAME_HAND
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ CELL_PASSES: tuple[CellPass, ...] = (
     CellPass(Pass.READING, lambda results, ctx: cells.flag_small(
         results, ctx.px_per_mm, ctx.cutting.small_px_per_mm)),
     CellPass(Pass.SECOND_LOOK, lambda results, ctx: cells.flag_hidden_digits(results, ctx.crops)),
-    CellPass(Pass.SAME_HAND, lambda results, ctx: doubt_same_hand(results, ctx.crops)),
+    CellPass(Pass.SAME_HAND, lambda results, ctx: doubt_same_hand(results, ctx.crops,
+                                                                  ctx.same_hand)),
     CellPass(Pass.PLACEMENT, lambda results, ctx: cells.flag_unplaced(results, ctx.placement,
                                                                         ctx.tolerated_mm)),
     CellPass(Pass.TOTALS, lambda results, ctx: cells.check_totals(results, ctx.totals)),

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from escalero.scan import cells as cells_mod
 from escalero.scan import locate, payout
+from escalero.scan.adapt import ADAPT, AdaptParams
 from escalero.scan.cells import CUTTING, TOTALS, CuttingSettings, TotalsSettings
 from escalero.scan.geometry import (
     TOTAL_ROW,
@@ -27,8 +28,8 @@ from escalero.scan.geometry import (
     page_frames,
 )
 from escalero.scan.grid import PlacementSettings, SnappedSlot, snap_slots
-from escalero.scan.infer_layout import infer_layout
-from escalero.scan.ink import drop_grid_by_shade, is_red_ink
+from escalero.scan.infer_layout import INFERENCE, InferenceSettings, infer_layout
+from escalero.scan.ink import INK, InkSettings, drop_grid_by_shade, is_red_ink
 from escalero.scan.load import load_photo
 from escalero.scan.notes import note
 from escalero.scan.passes import PassContext, run_passes
@@ -49,6 +50,7 @@ from escalero.scan.rectify import (
     outline_blur_mm,
     rectify,
 )
+from escalero.scan.same_hand import SAME_HAND, SameHandSettings
 from escalero.scan.shifted import tolerated_mm
 from escalero.scoring.certainty import PayoutCertainty
 from escalero.scoring.errors import (
@@ -118,6 +120,13 @@ class ScanOptions:
     placement: PlacementSettings = field(default_factory=PlacementSettings)
     totals: TotalsSettings = TOTALS
     payout: PayoutSettings = PAYOUT
+    # ...and when the printed grid names a layout (scan.infer_layout), when a sheet is
+    # written in red ink (scan.ink), when its writer's hand doubts a reading
+    # (scan.same_hand) and how the sheet's own writer re-weighs one (scan.adapt, with adapt).
+    inference: InferenceSettings = INFERENCE
+    ink: InkSettings = INK
+    same_hand: SameHandSettings = SAME_HAND
+    adapting: AdaptParams = ADAPT
 
 
 @dataclass(frozen=True)
@@ -347,19 +356,19 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
                                                            options.placement)
     with timer.stage("crop"):
         crops = _cut_cells(rect, snapped, geom, options)
-        red_ink = is_red_ink(crops)
+        red_ink = is_red_ink(crops, options.ink)
         if red_ink:  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
-            crops = drop_grid_by_shade(crops)
+            crops = drop_grid_by_shade(crops, options.ink)
     with timer.stage("read"):
         reader = (recognizer if recognizer is not None
                   else _recognizer(options.recognizer, options.reading))
-        readings = read_cells(reader, crops, options.adapt)
+        readings = read_cells(reader, crops, options.adapt, options.adapting)
         tolerated = _tolerated(reader, rect, snapped, geom, options, readings, red_ink)
     with timer.stage("assemble"):
         checked = run_passes(cells_mod.to_results(snapped, readings), PassContext(
             crops, rect.slot_px_per_mm, options.cutting, options.placement, options.totals,
-            tolerated))
+            tolerated, options.same_hand))
         raw, results = list(checked.unchecked), list(checked.cells)
         sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
@@ -440,7 +449,7 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
     inferred = None
     if qr is None and marked is None and options.layout is None and len(markers) >= 2:
         with timer.stage("infer"):
-            inferred = infer_layout(image, markers)
+            inferred = infer_layout(image, markers, options.inference)
     with timer.stage("layout"):
         # A bright quadrilateral alone is no sheet: only markers or the code say it is
         # ours; and a lone marker is no sheet either (clutter shows one now and then):
@@ -462,7 +471,7 @@ def _tolerated(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlo
     """scan.shifted.tolerated_mm, the moved boxes cut and read as the first reading's."""
     def read_slots(slots: list[SnappedSlot]) -> list[Any]:
         again = _cut_cells(rect, slots, geom, options)
-        return list(reader.read(drop_grid_by_shade(again) if red_ink else again))
+        return list(reader.read(drop_grid_by_shade(again, options.ink) if red_ink else again))
 
     return tolerated_mm(snapped, readings, read_slots, options.placement.max_uncertain_mm,
                         options.placement.shifted_reach_mm)
@@ -508,9 +517,10 @@ def _doubted(raw: Sequence[cells_mod.CellResult], readings: Sequence[Any]
             if r.certain and not c.certain}
 
 
-def read_cells(reader: Recognizer, crops: Sequence[Any], adapt: bool) -> list[Any]:
+def read_cells(reader: Recognizer, crops: Sequence[Any], adapt: bool,
+               params: AdaptParams = ADAPT) -> list[Any]:
     """The recognizer's readings; with `adapt`, unsure cells re-read against the sheet's
-    certain ones (scan.adapt) when the recognizer gives features."""
+    certain ones (scan.adapt, with `params`) when the recognizer gives features."""
     if not adapt or Capability.FEATURES not in reader.capabilities:
         return list(reader.read(crops))
     readings, feats = cast(FeatureRecognizer, reader).read_with_features(crops)
@@ -520,7 +530,7 @@ def read_cells(reader: Recognizer, crops: Sequence[Any], adapt: bool) -> list[An
 
     cal = cast(FeatureRecognizer, reader).calibration
     return list(adapt_sheet(readings, feats,
-                            lambda i, v: cal.threshold(crops[i].allowed, v)).readings)
+                            lambda i, v: cal.threshold(crops[i].allowed, v), params).readings)
 
 
 def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...],

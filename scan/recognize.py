@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -20,10 +20,15 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from escalero.scan import digit_model, edge_ink, jitter
 from escalero.scan import lone_stroke as lone_stroke_mod
+from escalero.scan.digit_model import DECODING, DecodeSettings
+from escalero.scan.edge_ink import EDGE_INK, EdgeInkSettings
+from escalero.scan.jitter import JITTERS, Jitter
+from escalero.scan.lone_stroke import LONE_STROKE, LoneStrokeSettings
 from escalero.scoring.errors import ToolMissingError
 from escalero.scoring.model import CellValue
 
-# A reading's alternatives: the next few likely readings, down to a small probability.
+# The output's format, not tuned: a reading lists the next few likely readings as its
+# alternatives, down to a small probability (set by hand; the review shows them).
 MAX_ALTERNATIVES = 3
 MIN_ALTERNATIVE = 0.001
 
@@ -55,10 +60,21 @@ class ReadingSettings:
     # tuning sheets (51e83eb), where every cell the second look made certain had been read
     # at >= 0.90.
     second_look_from: float = 0.8
+    # The second look's small changes of the crop (fitted on 300 tuning sheets: jitter.JITTERS).
+    jitters: tuple[Jitter, ...] = JITTERS
+    # How a cell's scores are ranked (digit_model.DecodeSettings), what counts as a
+    # neighbour's stroke at its edge (scan.edge_ink) and which cells the 1-or-struck split
+    # is refitted for (scan.lone_stroke); each field there says what it was fitted on.
+    decoding: DecodeSettings = DECODING
+    edge_ink: EdgeInkSettings = EDGE_INK
+    lone_stroke: LoneStrokeSettings = LONE_STROKE
 
     def __post_init__(self) -> None:
         if not 0.0 < self.second_look_from <= 1.0:
             raise ValueError("reading: need 0 < second_look_from <= 1")
+        if not self.jitters or any(j.scale <= 0 or j.thicker < 0 for j in self.jitters):
+            raise ValueError("reading: the second look needs at least one jitter, each "
+                             "with scale > 0 and thicker >= 0")
         if not 0.0 <= self.real_photo_accept <= self.lookalike_accept \
                 <= self.struck_lookalike_accept <= 1.0:
             raise ValueError("reading: need 0 <= real_photo_accept <= lookalike_accept <= "
@@ -121,17 +137,39 @@ class CellReading:
     distribution: tuple[tuple[CellValue, float], ...] = ()
     # The likeliest numbers the row does not allow (digit_model.Decoded.outside).
     outside: tuple[tuple[int, float], ...] = ()
+    # Why the recognizer calls it certain or not (its confidence against its accept
+    # threshold, or the step that changed its verdict): the reading pass records it in the
+    # cell's reasons (scan.cells.to_results). A record for developers, never shown, and no
+    # part of what the reading is (readings compare without it).
+    why: str = field(default="", compare=False)
 
     @staticmethod
     def from_ranked(ranked: Sequence[tuple[CellValue, float]], accept: float,
-                    outside: Sequence[tuple[int, float]] = ()) -> CellReading:
+                    outside: Sequence[tuple[int, float]] = (), by: str = "") -> CellReading:
+        """The reading of `ranked` (best first): certain from `accept` on. `by`: what read it
+        so, if not the recognizer's first reading (said in `why`)."""
         value, conf = ranked[0]
         kind = "empty" if value is None else "struck" if value == "x" else "value"
         alts = tuple((v, round(float(p), 4)) for v, p in top_alternatives(ranked))
         dist = tuple((v, float(p)) for v, p in ranked if p >= 1e-6)
+        certain = bool(conf >= accept)
         return CellReading(kind=kind, value=value, confidence=float(conf),
-                           alternatives=alts, certain=bool(conf >= accept), distribution=dist,
-                           outside=tuple((v, p) for v, p in outside if p >= 1e-6))
+                           alternatives=alts, certain=certain, distribution=dist,
+                           outside=tuple((v, p) for v, p in outside if p >= 1e-6),
+                           why=verdict_why(float(conf), accept, certain, by))
+
+
+def verdict_why(confidence: float, accept: float, certain: bool, by: str = "") -> str:
+    """A reading's `why`: "confidence 0.9312 below accept 0.9850" (by: "second look: ...")."""
+    said = (f"confidence {confidence:.4f} at or above accept {accept:.4f}" if certain
+            else f"confidence {confidence:.4f} below accept {accept:.4f}")
+    return f"{by}: {said}" if by else said
+
+
+def lowered(reading: CellReading, why: str) -> CellReading:
+    """`reading` no longer certain, and why: the one way the recognizer takes back a
+    verdict it gave (raising one is a new reading, from_ranked)."""
+    return replace(reading, certain=False, why=why)
 
 
 def no_total_struck(ranked: Sequence[tuple[CellValue, float]]
@@ -244,11 +282,13 @@ class DigitModelRecognizer:
             out = self._jittered(crops, logits, out)
         return out, feats
 
-    def _decode_all(self, logits: np.ndarray, crops: Sequence[CellCrop]) -> list[CellReading]:
+    def _decode_all(self, logits: np.ndarray, crops: Sequence[CellCrop], by: str = ""
+                    ) -> list[CellReading]:
+        """Each crop's reading from its logits; `by`: what read it (CellReading.why)."""
         empty, struck, numbers = digit_model.score_cells(
             logits.reshape(len(crops), digit_model.N_OUT), self.calibration.temperature)
         return [self._decode(digit_model.CellScores(float(empty[i]), float(struck[i]),
-                                                    numbers[i]), c)
+                                                    numbers[i]), c, by)
                 for i, c in enumerate(crops)]
 
     def _without_neighbours(self, crops: Sequence[CellCrop], readings: list[CellReading],
@@ -266,17 +306,19 @@ class DigitModelRecognizer:
         crop where the second reading stood), for the second look."""
         again = [(i, clean) for i, c in enumerate(crops)
                  if (not readings[i].certain or _multi_digit(readings[i].value))
-                 and (clean := edge_ink.without_neighbours(c.image, c.box_px)) is not None]
+                 and (clean := edge_ink.without_neighbours(c.image, c.box_px,
+                                                          self.settings.edge_ink)) is not None]
         if not again:
             return readings, list(crops), logits
         cleaned = [replace(crops[i], image=clean) for i, clean in again]
         second_logits = self._logits_of([clean for _, clean in again])
-        second = self._decode_all(second_logits, cleaned)
+        second = self._decode_all(second_logits, cleaned, by="without a neighbour's stroke")
         out, used, logits = list(readings), list(crops), logits.copy()
         for k, ((i, _), reading) in enumerate(zip(again, second, strict=True)):
             if readings[i].certain:
                 if reading.value != readings[i].value:
-                    out[i] = replace(readings[i], certain=False)
+                    out[i] = lowered(readings[i], f"reads {_said(reading.value)} without "
+                                     "a neighbour's stroke at its edge")
             elif reading.value == readings[i].value:
                 out[i], used[i], logits[i] = reading, cleaned[k], second_logits[k]
         return out, used, logits
@@ -292,18 +334,21 @@ class DigitModelRecognizer:
                   if not r.certain and r.confidence >= self.settings.second_look_from]
         if not unsure:
             return readings
-        k = len(jitter.JITTERS)
-        moved = [m for i in unsure for m in jitter.jittered(crops[i].image)]
+        jitters = self.settings.jitters
+        k = len(jitters)
+        moved = [m for i in unsure for m in jitter.jittered(crops[i].image, jitters)]
         second = self._logits_of(moved).reshape(len(unsure), k, -1)
         mean = (logits.reshape(len(crops), -1)[unsure] + second.sum(axis=1)) / (k + 1)
-        again = self._decode_all(mean, [crops[i] for i in unsure])
+        again = self._decode_all(mean, [crops[i] for i in unsure],
+                                 by=f"second look, {k} small changes averaged")
         out = list(readings)
         for i, reading in zip(unsure, again, strict=True):
             if reading.certain and reading.value == readings[i].value:
                 out[i] = reading
         return out
 
-    def _decode(self, scores: digit_model.CellScores, crop: CellCrop) -> CellReading:
+    def _decode(self, scores: digit_model.CellScores, crop: CellCrop, by: str = ""
+                ) -> CellReading:
         """A cell's reading. Where a 1 and a strike are both allowed, the network's split
         between them is the refitted one (scan.lone_stroke, its threshold measured again on
         evaluation writers). The row's prior (digit_model.row_weights) weighs only cells the
@@ -311,8 +356,8 @@ class DigitModelRecognizer:
         without it, and what a row usually holds is no evidence of this cell's ink. It
         ranks the readings and gives the totals check and the payout their probabilities;
         a written total that agrees can then confirm the reading."""
-        threshold = self.calibration.threshold
-        decoded = digit_model.decode(scores, crop.allowed, crop.total_cap)
+        threshold, decoding = self.calibration.threshold, self.settings.decoding
+        decoded = digit_model.decode(scores, crop.allowed, crop.total_cap, settings=decoding)
         ranked = decoded.ranked
         if crop.allowed is None:
             ranked = no_total_struck(ranked)
@@ -320,20 +365,28 @@ class DigitModelRecognizer:
         if crop.allowed is not None and lookalike(crop.allowed, ranked[0][0]):
             accept = max(accept, self.settings.struck_lookalike_accept if ranked[0][0] == "x"
                          else self.settings.lookalike_accept)
-        if self.lone_stroke is not None and lone_stroke_mod.applies(ranked, crop.allowed):
+        if self.lone_stroke is not None and lone_stroke_mod.applies(ranked, crop.allowed,
+                                                                    self.settings.lone_stroke):
             ranked = self.lone_stroke.split(ranked)
             accept = max(accept, self.lone_stroke.accept)
-        reading = CellReading.from_ranked(ranked, accept, decoded.outside)
+        reading = CellReading.from_ranked(ranked, accept, decoded.outside, by)
         weights = digit_model.row_weights(crop.row)
         if weights is None or reading.certain:
             return reading
-        decoded = digit_model.decode(scores, crop.allowed, crop.total_cap, weights)
-        return CellReading.from_ranked(decoded.ranked, math.inf,  # never certain by the prior
-                                       decoded.outside)
+        decoded = digit_model.decode(scores, crop.allowed, crop.total_cap, weights, decoding)
+        return replace(CellReading.from_ranked(decoded.ranked, math.inf,  # never certain by it
+                                               decoded.outside),
+                       why=f"{reading.why}; ranked by its row's prior, which never makes a "
+                           "reading certain")
 
 
 def _multi_digit(value: CellValue) -> bool:
     return isinstance(value, int) and value >= 10
+
+
+def _said(value: CellValue) -> str:
+    """A reading in a `why`: empty, struck or the number."""
+    return "empty" if value is None else "struck" if value == "x" else str(value)
 
 
 RECOGNIZERS = ("default", "tesseract")

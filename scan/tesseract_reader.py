@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -17,10 +18,29 @@ from escalero.scan.digit_model import preprocess
 from escalero.scan.recognize import Capability, CellCrop, CellReading
 from escalero.scoring.model import CellValue
 
-# Tesseract's own confidence is not calibrated for handwriting: cap it below the threshold.
-MAX_CONFIDENCE = 0.6
-ACCEPT = 0.99
-INK_EMPTY = 12.0  # summed ink (in ink-map pixels) below which a cell is empty
+
+@dataclass(frozen=True)
+class TesseractSettings:
+    """The Tesseract reader's values (TesseractRecognizer(settings=...)). None is fitted:
+    the reader is a comparison whose readings all go to review."""
+
+    # Tesseract's own confidence is not calibrated for handwriting: it is capped at this,
+    # below `accept`, so no reading is ever certain. Set by hand, not fitted (3d97f43).
+    max_confidence: float = 0.6
+    accept: float = 0.99
+    # Summed ink (in ink-map pixels) below which a cell is empty. Set by hand, not fitted
+    # (3d97f43).
+    ink_empty: float = 12.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.max_confidence < self.accept <= 1.0:
+            raise ValueError("tesseract: need 0 < max_confidence < accept <= 1 (its readings "
+                             "are never certain)")
+        if self.ink_empty < 0:
+            raise ValueError("tesseract: need ink_empty >= 0")
+
+
+TESSERACT = TesseractSettings()
 
 
 def ink_image(crop_bgr: np.ndarray) -> np.ndarray:
@@ -31,19 +51,20 @@ def ink_image(crop_bgr: np.ndarray) -> np.ndarray:
     return cv2.copyMakeBorder(img, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=255)
 
 
-def constrain(text: str, conf: float, allowed: tuple[int, ...] | None, ink: float
-              ) -> list[tuple[CellValue, float]]:
+def constrain(text: str, conf: float, allowed: tuple[int, ...] | None, ink: float,
+              settings: TesseractSettings = TESSERACT) -> list[tuple[CellValue, float]]:
     """Ranked readings from Tesseract's text: only allowed values, and never sure."""
-    if ink < INK_EMPTY:
-        return [(None, 0.9 * MAX_CONFIDENCE), ("x", 0.05)]
+    most = settings.max_confidence
+    if ink < settings.ink_empty:
+        return [(None, 0.9 * most), ("x", 0.05)]
     digits = re.sub(r"\D", "", text)
     if not digits:  # ink but no digits: most likely a strike
-        return [("x", 0.5 * MAX_CONFIDENCE), (None, 0.05)]
+        return [("x", 0.5 * most), (None, 0.05)]
     value = int(digits[:3])
     if value == 0:
-        return [("x", min(conf, 1.0) * MAX_CONFIDENCE)]
+        return [("x", min(conf, 1.0) * most)]
     if allowed is None or value in allowed:
-        return [(value, min(conf, 1.0) * MAX_CONFIDENCE), ("x", 0.02)]
+        return [(value, min(conf, 1.0) * most), ("x", 0.02)]
     # Not an allowed value: offer the allowed values sharing most digits, all unsure.
     def closeness(v: int) -> int:
         s = str(v)
@@ -55,6 +76,9 @@ def constrain(text: str, conf: float, allowed: tuple[int, ...] | None, ink: floa
 class TesseractRecognizer:
     name = "tesseract"
     capabilities: frozenset[Capability] = frozenset()
+
+    def __init__(self, settings: TesseractSettings = TESSERACT) -> None:
+        self.settings = settings
 
     def available(self) -> bool:
         if shutil.which("tesseract") is None:
@@ -73,7 +97,7 @@ class TesseractRecognizer:
             img = ink_image(crop.image)
             ink = float((255 - img).sum() / 255 / 16)
             text, conf = "", 0.0
-            if ink >= INK_EMPTY:
+            if ink >= self.settings.ink_empty:
                 try:
                     data = pytesseract.image_to_data(
                         img, config="--psm 7 -c tessedit_char_whitelist=0123456789",
@@ -86,6 +110,6 @@ class TesseractRecognizer:
                          if w.strip()]
                 text = "".join(w for w, _ in words)
                 conf = min((c for _, c in words), default=0.0) / 100
-            ranked = constrain(text, conf, crop.allowed, ink)
-            out.append(CellReading.from_ranked(ranked, ACCEPT))
+            ranked = constrain(text, conf, crop.allowed, ink, self.settings)
+            out.append(CellReading.from_ranked(ranked, self.settings.accept, by="tesseract"))
         return out

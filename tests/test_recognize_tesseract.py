@@ -7,9 +7,7 @@ import numpy as np
 import pytest
 from escalero.scan.recognize import CellCrop, CellReading
 from escalero.scan.tesseract_reader import (
-    ACCEPT,
-    INK_EMPTY,
-    MAX_CONFIDENCE,
+    TESSERACT,
     TesseractRecognizer,
     constrain,
     ink_image,
@@ -24,7 +22,7 @@ def top(ranked: list) -> tuple:
 
 def test_exact_allowed_value_is_read_but_not_sure() -> None:
     value, p = top(constrain("18", 0.95, ACES, ink=100))
-    assert value == 18 and p <= MAX_CONFIDENCE < ACCEPT
+    assert value == 18 and p <= TESSERACT.max_confidence < TESSERACT.accept
 
 
 def test_value_outside_row_becomes_unsure_nearest_values() -> None:
@@ -39,13 +37,13 @@ def test_totals_take_any_number_and_zero_is_struck() -> None:
 
 
 def test_empty_and_unreadable_ink() -> None:
-    assert top(constrain("", 0.0, ACES, ink=INK_EMPTY / 2))[0] is None
-    assert top(constrain("", 0.0, ACES, ink=INK_EMPTY * 10))[0] == "x"
+    assert top(constrain("", 0.0, ACES, ink=TESSERACT.ink_empty / 2))[0] is None
+    assert top(constrain("", 0.0, ACES, ink=TESSERACT.ink_empty * 10))[0] == "x"
 
 
 def test_never_certain() -> None:
     for text in ("18", "6", "", "0", "999"):
-        r = CellReading.from_ranked(constrain(text, 1.0, None, ink=100), ACCEPT)
+        r = CellReading.from_ranked(constrain(text, 1.0, None, ink=100), TESSERACT.accept)
         assert not r.certain
 
 
