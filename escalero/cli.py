@@ -8,19 +8,90 @@ subclasses; they are printed as one line with their documented exit code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from escalero.i18n import LANGUAGES, N_, os_reason, translator
 from escalero.scoring.errors import EscaleroError, ExitCode, OutputError, internal_error
 
 # Modules that add subcommands, in the order `escalero --help` lists them.
 SUBCOMMAND_MODULES = tuple(f"escalero.{name}.cli" for name in ("scoring", "sheets", "scan", "web"))
 
 
+# argparse's own texts that reach a user who typed a bad option, as its catalog names them
+# (Python 3.11): marked here so that the catalog holds their German and Spanish.
+ARGPARSE_TEXTS = (
+    N_("usage: "), N_("%(prog)s: error: %(message)s\n"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+    N_("invalid %(type)s value: %(value)r"), N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"), N_("expected one argument"),
+    N_("expected at most one argument"), N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("ignored explicit argument %r"), N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"),
+)
+_ARGPARSE_ENGLISH = (argparse._, argparse.ngettext)  # type: ignore[attr-defined]
+
+
+def chosen_language(argv: Sequence[str]) -> str | None:
+    """The language `--lang` names on the command line (the last one, as argparse reads
+    it; a unique prefix such as --lan counts too), None where none valid is given: the
+    errors of a command line are said in it, argparse's own included."""
+    lang = None
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--":
+            break
+        name, eq, value = token.partition("=")
+        if len(name) >= 4 and "--lang".startswith(name):
+            value = value if eq else next(tokens, "")
+            lang = value if value in LANGUAGES else lang
+    return lang
+
+
+@contextlib.contextmanager
+def argparse_in(lang: str | None) -> Iterator[None]:
+    """argparse's messages (a bad option value, a missing argument) from the catalog in
+    `lang` while the command line is parsed; as they are where `lang` is None."""
+    if lang is None:
+        yield
+        return
+    t = translator(lang)
+    setattr(argparse, "_", t.gettext)  # noqa: B010 - argparse looks both up at each call
+    setattr(argparse, "ngettext", t.ngettext)  # noqa: B010
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = _ARGPARSE_ENGLISH  # type: ignore[attr-defined]
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of `escalero` and its subcommands: its help stays in English, as the
+    options' own help texts are, also while its errors speak --lang."""
+
+    def print_help(self, file: Any = None) -> None:
+        saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+        argparse._, argparse.ngettext = _ARGPARSE_ENGLISH  # type: ignore[attr-defined]
+        try:
+            super().print_help(file)
+        finally:
+            argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
+
+
+def error_line(command: str, message: str, lang: str | None) -> str:
+    """"escalero settle: error: ..." (its word for error in `lang`), as argparse says it."""
+    frame = translator(lang).gettext("%(prog)s: error: %(message)s\n") if lang else \
+        "%(prog)s: error: %(message)s\n"
+    return (frame % {"prog": f"escalero {command}", "message": message}).rstrip("\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="escalero",
         description="Escalero / Generala score sheets: print, scan, settle.",
         epilog="Exit codes: 0 ok, 2 usage, 3 bad input file, 4 unreadable photo, "
@@ -35,7 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    lang = chosen_language(sys.argv[1:] if argv is None else argv)
+    with argparse_in(lang):
+        args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return ExitCode.USAGE
@@ -46,20 +119,19 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except OutputError as err:
         _quiet(stdout)
-        print(f"escalero {args.command}: error: {err}", file=sys.stderr)
+        print(error_line(args.command, err.text_in(lang or "en"), lang), file=sys.stderr)
         return err.exit_code
     except EscaleroError as err:  # in the language asked for, where the catalog has the text
-        message = err.text_in(args.lang) if getattr(args, "lang", None) else str(err)
-        print(f"escalero {args.command}: error: {message}", file=sys.stderr)
+        print(error_line(args.command, err.text_in(lang or "en"), lang), file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
-        print("escalero: interrupted", file=sys.stderr)
+        print(translator(lang or "en").gettext(N_("escalero: interrupted")), file=sys.stderr)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:  # the reader had enough (`| head`)
         _quiet(stdout)
         return ExitCode.OK
     except Exception as err:  # noqa: BLE001 - the one catch-all: a bug, never a traceback
-        print(f"escalero {args.command}: {internal_error(err)}", file=sys.stderr)
+        print(f"escalero {args.command}: {internal_error(err, lang or 'en')}", file=sys.stderr)
         return ExitCode.INTERNAL
     finally:
         sys.stdout = stdout
@@ -84,9 +156,12 @@ class _Output:
         except BrokenPipeError:
             raise
         except (OSError, AttributeError, ValueError) as err:
-            why = f" ({err.strerror})" if isinstance(err, OSError) and err.strerror else ""
-            raise OutputError(f"cannot write output{why}; check where standard output "
-                              "goes (a full disk, a closed stream)") from None
+            if isinstance(err, OSError) and err.strerror:
+                raise OutputError.worded(N_("cannot write output ({why}); check where standard "
+                                            "output goes (a full disk, a closed stream)"),
+                                         why=os_reason(err)) from None
+            raise OutputError.worded(N_("cannot write output; check where standard output "
+                                        "goes (a full disk, a closed stream)")) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

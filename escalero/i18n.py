@@ -10,6 +10,7 @@ each language's Babel locale writes it (`money`).
 
 from __future__ import annotations
 
+import errno
 import gettext
 import re
 from decimal import Decimal, InvalidOperation
@@ -45,6 +46,63 @@ def translator(lang: str) -> gettext.NullTranslations:
 def N_(message: str) -> str:
     """Marks `message` for extraction; it is translated where it is shown."""
     return message
+
+
+class Text:
+    """A catalog message and its parameters, said later in a language not known yet
+    (`text_in`): a part of an error's text ("side 2 (Anna), column I"), a problem a
+    ValueError carries. A parameter may be a Text itself; str() is the English."""
+
+    __slots__ = ("msgid", "params")
+
+    def __init__(self, msgid: str, /, **params: object) -> None:
+        self.msgid, self.params = msgid, params
+
+    def text_in(self, lang: str) -> str:
+        return translator(lang).gettext(self.msgid).format(**said(self.params, lang))
+
+    def __str__(self) -> str:
+        return self.text_in("en")
+
+    def __repr__(self) -> str:
+        return f"Text({self.msgid!r})"
+
+
+# Why a file could not be read or written, for the errors a user is most likely to meet;
+# others are named as the system names them.
+OS_REASONS = {
+    errno.ENOENT: N_("no such file or folder"), errno.EACCES: N_("permission denied"),
+    errno.EISDIR: N_("it is a folder"), errno.ENOTDIR: N_("a part of the path is no folder"),
+    errno.ENOSPC: N_("no space left on the disk"), errno.EROFS: N_("the disk is read-only"),
+}
+
+
+def os_reason(err: BaseException) -> Text | str:
+    """Why reading or writing a file failed, as a Text where the catalog has its words."""
+    if isinstance(err, UnicodeDecodeError):
+        return Text(N_("the text is not UTF-8"))
+    if isinstance(err, OSError) and err.errno in OS_REASONS:
+        return Text(OS_REASONS[err.errno])
+    return (err.strerror if isinstance(err, OSError) else None) or str(err)
+
+
+# What Python's JSON reader says is wrong, as its messages name it.
+JSON_REASONS = frozenset((
+    N_("Expecting value"), N_("Expecting property name enclosed in double quotes"),
+    N_("Expecting ',' delimiter"), N_("Expecting ':' delimiter"), N_("Extra data"),
+    N_("Unterminated string starting at"), N_("Invalid control character at"),
+    N_("Invalid \\escape"), N_("Invalid \\uXXXX escape"),
+))
+
+
+def json_reason(message: str) -> Text | str:
+    """A JSONDecodeError's `msg` as a Text where the catalog has its words."""
+    return Text(message) if message in JSON_REASONS else message
+
+
+def said(params: dict[str, object], lang: str) -> dict[str, object]:
+    """`params` with each Text among them in `lang`."""
+    return {k: v.text_in(lang) if isinstance(v, Text) else v for k, v in params.items()}
 
 
 def locale_of(lang: str) -> str:

@@ -18,7 +18,7 @@ from escalero.scoring.model import MAX_NAME_LEN, TOTAL_ROW, column_name
 from escalero.scoring.money import check_currency, parse_stake
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 
-from escalero.i18n import N_, percent, pick_language, translator
+from escalero.i18n import N_, Text, os_reason, percent, pick_language, translator
 
 if TYPE_CHECKING:
     from escalero.scan.pipeline import ScanOptions
@@ -88,7 +88,7 @@ def _options(args: argparse.Namespace) -> ScanOptions:
     from escalero.scan.pipeline import ScanOptions
 
     if args.jobs < 1:
-        raise UsageError(f"--jobs {args.jobs}: give 1 or more")
+        raise UsageError.worded(N_("--jobs {jobs}: give 1 or more"), jobs=args.jobs)
     currency = check_currency(args.currency)
     if args.stake is not None:
         parse_stake(args.stake)
@@ -96,8 +96,8 @@ def _options(args: argparse.Namespace) -> ScanOptions:
         _check_debug_dir(Path(args.debug))
     names = tuple(n.strip() for n in (args.names or "").split(",") if n.strip())
     if not all(len(n) <= MAX_NAME_LEN and n.isprintable() for n in names):
-        raise UsageError(f"--names: each name must be at most {MAX_NAME_LEN} printable "
-                         "characters; give shorter names")
+        raise UsageError.worded(N_("--names: each name must be at most {most} printable "
+                                   "characters; give shorter names"), most=MAX_NAME_LEN)
     return ScanOptions(recognizer=args.recognizer, layout=_layout_hint(args),
                        layout_fields=_layout_fields(args),
                        debug_dir=None, names=names, stake=args.stake,
@@ -109,10 +109,12 @@ def _check_debug_dir(directory: Path) -> None:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        why = "it is a file" if directory.is_file() else (err.strerror or "cannot create it")
-        raise UsageError(f"--debug {directory}: {why}; give a directory to write into") from None
+        why = Text(N_("it is a file")) if directory.is_file() else os_reason(err)
+        raise UsageError.worded(N_("--debug {dir}: {why}; give a directory to write into"),
+                                dir=directory, why=why) from None
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise UsageError(f"--debug {directory}: not writable; give a directory to write into")
+        raise UsageError.worded(N_("--debug {dir}: not writable; give a directory to write "
+                                   "into"), dir=directory)
 
 
 # The scan table's own words (the payout's words come from scoring.text).

@@ -19,6 +19,8 @@ from escalero.scoring.report import balance_report, settle_report
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_ruleset
 from escalero.scoring.validate import describe_allowed
 
+from escalero.i18n import N_
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -147,7 +149,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     override = house_override(args)
     terms = None
     if override is not None and rules.game != "escalero":
-        raise UsageError("house rules apply to Escalero only; drop --house-rules and its flags")
+        raise UsageError.worded(N_("house rules apply to Escalero only; drop --house-rules and "
+                                   "its flags"))
     if rules.game == "escalero":
         own = house_mod.default_for(rules)
         terms = override.apply(own, rules.columns) if override else own

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from escalero.scoring.errors import UsageError
 from escalero.scoring.rulesets import Ruleset
 
+from escalero.i18n import N_
+
 DICE = 5
 # Spellings accepted for Escalero faces besides the printed ones (English court cards).
 _ALIASES = {"J": "B", "Q": "D", "T": "10"}
@@ -47,13 +49,15 @@ def parse_throw(faces: Sequence[str], rules: Ruleset, served: bool = False) -> T
     """Five face labels -> Throw; UsageError names a wrong face or count."""
     known = faces_of(rules)
     if len(faces) != DICE:
-        raise UsageError(f"give exactly {DICE} dice, got {len(faces)}: {' '.join(faces)}")
+        raise UsageError.worded(N_("give exactly {n} dice, got {got}: {faces}"), n=DICE,
+                                got=len(faces), faces=" ".join(faces))
     norm = []
     for f in faces:
         face = f.strip().upper()
         face = _ALIASES.get(face, face) if rules.game == "escalero" else face
         if face not in known:
-            raise UsageError(f"unknown face {f!r}; {rules.game} dice show {' '.join(known)}")
+            raise UsageError.worded(N_("unknown face {face!r}; {game} dice show {known}"),
+                                    face=f, game=rules.game, known=" ".join(known))
         norm.append(face)
     ranks = tuple(sorted(known.index(f) for f in norm))
     return Throw(tuple(known[r] for r in ranks), ranks, served)

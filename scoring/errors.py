@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import IntEnum, StrEnum
 from typing import Any, ClassVar, Self
 
-from escalero.i18n import translator
+from escalero.i18n import N_, Text, said, translator
 
 
 class ExitCode(IntEnum):
@@ -52,7 +52,8 @@ class EscaleroError(Exception):
     A plain EscaleroError is something that should not happen (exit 70, HTTP 500).
     `reason`, where set, says which refusal it is (a `Reason`), independent of the text.
     `msgid` and `msg_params`, where set (`worded`), are the English text as a catalog
-    message (escalero.i18n) and its parameters, so the text can be said in any language."""
+    message (escalero.i18n) and its parameters, so the text can be said in any language;
+    a parameter that is a Text or an EscaleroError is said in that language too."""
 
     exit_code: ClassVar[ExitCode] = ExitCode.INTERNAL
     http_status: ClassVar[int] = 500
@@ -72,12 +73,22 @@ class EscaleroError(Exception):
         err.msgid, err.msg_params = msgid, params
         return err
 
+    @classmethod
+    def saying(cls, text: Text | str) -> Self:
+        """The error whose text is `text`: a Text (what a ValueError of the rules carries)
+        is said in any language, a str as it is."""
+        if isinstance(text, Text):
+            return cls.worded(text.msgid, **text.params)
+        return cls(text)
+
     def text_in(self, lang: str) -> str:
         """This error's one line in `lang`: its catalog message, else its text as raised
         where that is a msgid itself (a refusal), else its English text."""
         t = translator(lang)
         if self.msgid is not None:
-            return t.gettext(self.msgid).format(**self.msg_params)
+            params = {k: v.text_in(lang) if isinstance(v, EscaleroError) else v
+                      for k, v in said(self.msg_params, lang).items()}
+            return t.gettext(self.msgid).format(**params)
         return t.gettext(str(self))
 
     def details(self) -> dict[str, Any]:
@@ -142,10 +153,12 @@ class OutputError(EscaleroError):
     exit_code = ExitCode.OUTPUT
 
 
-def internal_error(err: BaseException) -> str:
-    """The one line an unexpected exception becomes: it is a bug, so ask for a report."""
+def internal_error(err: BaseException, lang: str = "en") -> str:
+    """The one line an unexpected exception becomes: it is a bug, so ask for a report
+    (in `lang`; what the exception says stays as it is)."""
     detail = str(err).splitlines()[0][:120] if str(err) else ""
     # A lone surrogate in the message must not fail the very line that reports it.
     detail = detail.encode("utf-8", "backslashreplace").decode("utf-8")
     kind = type(err).__name__ + (f": {detail}" if detail else "")
-    return f"internal error (a bug: please report it): {kind}"
+    return translator(lang).gettext(N_("internal error (a bug: please report it): {kind}")
+                                    ).format(kind=kind)

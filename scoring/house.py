@@ -24,7 +24,7 @@ from typing import Any
 from escalero.scoring.errors import InputFileError, UsageError
 from escalero.scoring.rulesets import Ruleset
 
-from escalero.i18n import LANGUAGES, translator
+from escalero.i18n import LANGUAGES, N_, Text, json_reason, os_reason, translator
 
 MAX_COLUMN_POINTS = 100
 MAX_BONUS = 10
@@ -61,8 +61,9 @@ class HouseRules:
             return self
         if columns == 1:
             return replace(self, column_points=(1,))
-        raise ValueError(f"column_points {_slash(self.column_points)} do not fit a sheet "
-                         f"with {columns} columns; give {columns} numbers")
+        raise ValueError(Text(N_("column_points {points} do not fit a sheet with {columns} "
+                                 "columns; give {columns} numbers"),
+                              points=_slash(self.column_points), columns=columns))
 
     def describe(self, lang: str = "de") -> str:
         """One line for a sheet footer or a table, e.g. 'Kolonnen 1/2/4 · alle drei +2'."""
@@ -81,20 +82,24 @@ def _slash(values: tuple[int, ...]) -> str:
     return "/".join(str(v) for v in values)
 
 
-def _problem(h: HouseRules) -> str | None:
+def _problem(h: HouseRules) -> Text | None:
     cp = h.column_points
     if not isinstance(cp, tuple) or len(cp) not in (1, 3) or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in cp):
-        return "column_points must be three whole numbers (or one for one-column), e.g. 1/2/4"
+        return Text(N_("column_points must be three whole numbers (or one for one-column), "
+                       "e.g. 1/2/4"))
     if not all(1 <= v <= MAX_COLUMN_POINTS for v in cp):
-        return f"column_points must be 1-{MAX_COLUMN_POINTS}, not {_slash(cp)}"
+        return Text(N_("column_points must be 1-{most}, not {points}"),
+                    most=MAX_COLUMN_POINTS, points=_slash(cp))
     if any(b <= a for a, b in zip(cp, cp[1:], strict=False)):
-        return f"column_points must ascend (I < II < III), not {_slash(cp)}"
+        return Text(N_("column_points must ascend (I < II < III), not {points}"),
+                    points=_slash(cp))
     bonus = h.all_three_bonus
     if isinstance(bonus, bool) or not isinstance(bonus, int) or not 0 <= bonus <= MAX_BONUS:
-        return f"all_three_bonus must be a whole number 0-{MAX_BONUS}, not {bonus!r}"
+        return Text(N_("all_three_bonus must be a whole number 0-{most}, not {bonus!r}"),
+                    most=MAX_BONUS, bonus=bonus)
     if not isinstance(h.split_ties, bool):
-        return f"split_ties must be true or false, not {h.split_ties!r}"
+        return Text(N_("split_ties must be true or false, not {value!r}"), value=h.split_ties)
     return None
 
 
@@ -116,8 +121,8 @@ def preset(name: str) -> HouseRules:
     try:
         return PRESETS[name.strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown house rules {name!r}; presets are "
-                         f"{', '.join(PRESETS)} (or a JSON file)") from None
+        raise ValueError(Text(N_("unknown house rules {name!r}; presets are {presets} (or a "
+                                 "JSON file)"), name=name, presets=", ".join(PRESETS))) from None
 
 
 def from_json(obj: Any) -> HouseRules:
@@ -126,18 +131,20 @@ def from_json(obj: Any) -> HouseRules:
     if isinstance(obj, str):
         return preset(obj)
     if not isinstance(obj, Mapping):
-        raise ValueError("house_rules must be an object such as {\"column_points\": [1, 2, 4], "
-                         "\"all_three_bonus\": 2, \"split_ties\": false} or a preset name")
+        raise ValueError(Text(N_("house_rules must be an object such as {example} or a preset "
+                                 "name"), example='{"column_points": [1, 2, 4], '
+                              '"all_three_bonus": 2, "split_ties": false}'))
     unknown = [k for k in obj if k not in FIELDS]
     if unknown:
-        raise ValueError(f"house_rules has an unknown field {unknown[0]!r}; "
-                         f"fields are {', '.join(FIELDS)}")
+        raise ValueError(Text(N_("house_rules has an unknown field {field!r}; fields are "
+                                 "{fields}"), field=unknown[0], fields=", ".join(FIELDS)))
     base = PIATNIK
     cp = obj.get("column_points", list(base.column_points))
     if isinstance(cp, int) and not isinstance(cp, bool):
         cp = [cp]
     if not isinstance(cp, list):
-        raise ValueError("column_points must be a list of three whole numbers, e.g. [1, 2, 4]")
+        raise ValueError(Text(N_("column_points must be a list of three whole numbers, e.g. "
+                                 "[1, 2, 4]")))
     return HouseRules(column_points=tuple(cp),
                       all_three_bonus=obj.get("all_three_bonus", base.all_three_bonus),
                       split_ties=obj.get("split_ties", base.split_ties))
@@ -149,7 +156,8 @@ def parse_column_points(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(p) for p in parts)
     except ValueError:
-        raise ValueError(f"column points {text!r}: give whole numbers like 1/2/4") from None
+        raise ValueError(Text(N_("column points {text!r}: give whole numbers like 1/2/4"),
+                              text=text)) from None
 
 
 def load(spec: str) -> HouseRules:
@@ -162,21 +170,25 @@ def load(spec: str) -> HouseRules:
         return PRESETS[spec.strip().lower()]
     path = Path(spec)
     if not path.exists():
-        raise UsageError(f"--house-rules {spec!r}: neither a preset ({', '.join(PRESETS)}) "
-                         "nor an existing JSON file")
+        raise UsageError.worded(N_("--house-rules {spec!r}: neither a preset ({presets}) nor "
+                                   "an existing JSON file"), spec=spec,
+                                presets=", ".join(PRESETS))
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as err:
-        raise InputFileError(f"{spec}: cannot read house rules ({err})") from None
+        raise InputFileError.worded(N_("{spec}: cannot read house rules ({why})"), spec=spec,
+                                    why=os_reason(err)) from None
     except json.JSONDecodeError as err:
-        raise InputFileError(f"{spec}: not valid JSON (line {err.lineno}, column {err.colno}: "
-                             f"{err.msg})") from None
+        raise InputFileError.worded(N_("{spec}: not valid JSON (line {line}, column "
+                                       "{column}: {why})"), spec=spec, line=err.lineno,
+                                    column=err.colno, why=json_reason(err.msg)) from None
     if isinstance(obj, dict) and "house_rules" in obj:
         obj = obj["house_rules"]
     try:
         return from_json(obj)
     except ValueError as err:
-        raise InputFileError(f"{spec}: {err}") from None
+        raise InputFileError.worded(N_("{spec}: {problem}"), spec=spec,
+                                    problem=err.args[0]) from None
 
 
 def with_flags(base: HouseRules, column_points: str | None, bonus: int | None,
@@ -189,7 +201,7 @@ def with_flags(base: HouseRules, column_points: str | None, bonus: int | None,
                           all_three_bonus=base.all_three_bonus if bonus is None else bonus,
                           split_ties=base.split_ties if split_ties is None else split_ties)
     except ValueError as err:
-        raise UsageError(str(err)) from None
+        raise UsageError.saying(err.args[0]) from None
 
 
 @dataclass(frozen=True)
@@ -216,4 +228,5 @@ class Override:
         try:
             return terms.for_columns(columns)
         except ValueError as err:
-            raise UsageError(f"--column-points: {err}") from None
+            raise UsageError.worded(N_("--column-points: {problem}"),
+                                    problem=err.args[0]) from None

@@ -30,7 +30,7 @@ from escalero.scoring.errors import InputFileError, UnknownRulesError
 from escalero.scoring.house import HouseRules
 from escalero.scoring.rulesets import Ruleset, get_ruleset
 
-from escalero.i18n import N_
+from escalero.i18n import N_, Text, json_reason
 
 ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
 STRUCK_JSON = "x"
@@ -234,11 +234,11 @@ def load_sheet(path: str | Path) -> Sheet:
     try:
         obj = parse_json(text)
     except InputFileError as err:
-        raise InputFileError(f"{path}: {err}") from None
+        raise InputFileError.worded(N_("{path}: {problem}"), path=path, problem=err) from None
     try:
         return Sheet.from_json(obj)
     except InputFileError as err:
-        raise type(err)(f"{path}: {err}") from None
+        raise type(err).worded(N_("{path}: {problem}"), path=path, problem=err) from None
 
 
 def parse_json(text: str | bytes) -> Any:
@@ -246,14 +246,16 @@ def parse_json(text: str | bytes) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise InputFileError(
-            f"not valid JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+        raise InputFileError.worded(N_("not valid JSON (line {line}, column {column}: {why})"),
+                                    line=err.lineno, column=err.colno,
+                                    why=json_reason(err.msg)) from None
     except RecursionError:
-        raise InputFileError("not a sheet: JSON nested far too deep") from None
+        raise InputFileError.worded(N_("not a sheet: JSON nested far too deep")) from None
     except UnicodeDecodeError:
-        raise InputFileError("not valid JSON: the text is not UTF-8") from None
+        raise InputFileError.worded(N_("not valid JSON: the text is not UTF-8")) from None
     except ValueError as err:  # an integer of thousands of digits
-        raise InputFileError(f"not valid JSON: {str(err).split(';')[0]}") from None
+        raise InputFileError.worded(N_("not valid JSON: {why}"),
+                                    why=str(err).split(";")[0]) from None
 
 
 # --- parsing -----------------------------------------------------------------------------
@@ -264,39 +266,41 @@ def cell_to_json(cell: Cell) -> CellValue:
     return STRUCK_JSON if cell is STRUCK else cell  # type: ignore[return-value]
 
 
-def _type_name(value: Any) -> str:
+_TYPE_NAMES = {bool: N_("true/false"), str: N_("a string"), float: N_("a decimal number"),
+               list: N_("a list"), dict: N_("an object"), int: N_("an integer")}
+
+
+def _type_name(value: Any) -> Text | str:
     if value is None:
         return "null"
-    return {bool: "true/false", str: "a string", float: "a decimal number", list: "a list",
-            dict: "an object", int: "an integer"}.get(type(value), type(value).__name__)
+    name = _TYPE_NAMES.get(type(value))
+    return Text(name) if name else type(value).__name__
 
 
 def _parse_sheet(obj: Any) -> Sheet:
     if not isinstance(obj, dict):
-        raise InputFileError(
-            f"a sheet must be a JSON object with \"game\" and \"sides\", not {_type_name(obj)}"
-        )
+        raise InputFileError.worded(N_("a sheet must be a JSON object with \"game\" and "
+                                       "\"sides\", not {type}"), type=_type_name(obj))
     game = obj.get("game", "escalero")
     if not isinstance(game, str):
-        raise InputFileError(f"\"game\" must be a string such as \"escalero\", "
-                             f"not {_type_name(game)}")
+        raise InputFileError.worded(N_("\"game\" must be a string such as \"escalero\", not "
+                                       "{type}"), type=_type_name(game))
     variants = _parse_variants(obj)
     ruleset = get_ruleset(game, variants)  # UnknownRulesError names the game or variant
     serial = obj.get("serial")
     if serial is not None and not isinstance(serial, str | int):
-        raise InputFileError(f"\"serial\" must be a string, not {_type_name(serial)}")
+        raise InputFileError.worded(N_("\"serial\" must be a string, not {type}"),
+                                    type=_type_name(serial))
     if serial is not None and not _clean_text(str(serial), MAX_SERIAL_LEN):
-        raise InputFileError(f"\"serial\" must be at most {MAX_SERIAL_LEN} printable "
-                             "characters")
+        raise InputFileError.worded(N_("\"serial\" must be at most {most} printable "
+                                       "characters"), most=MAX_SERIAL_LEN)
     sides_obj = obj.get("sides")
     if not isinstance(sides_obj, list) or not sides_obj:
-        raise InputFileError(
-            "\"sides\" must be a non-empty list of sides "
-            "({\"name\": ..., \"columns\": [...]})"
-        )
+        raise InputFileError.worded(N_("\"sides\" must be a non-empty list of sides "
+                                       "({example})"), example='{"name": ..., "columns": [...]}')
     if len(sides_obj) > MAX_SIDES:
-        raise InputFileError(f"\"sides\" has {len(sides_obj)} sides; a sheet holds at most "
-                             f"{MAX_SIDES}")
+        raise InputFileError.worded(N_("\"sides\" has {n} sides; a sheet holds at most "
+                                       "{most}"), n=len(sides_obj), most=MAX_SIDES)
     sides = tuple(_parse_side(s, i, ruleset) for i, s in enumerate(sides_obj))
     return Sheet(game=game, variants=ruleset.variants, sides=sides,
                  serial=None if serial is None else str(serial),
@@ -308,85 +312,98 @@ def _parse_house_rules(obj: Any, ruleset: Ruleset) -> HouseRules | None:
     if obj is None:
         return None
     if ruleset.game != "escalero":
-        raise InputFileError(f"\"house_rules\" apply to Escalero only, not {ruleset.game}; "
-                             "remove them")
+        raise InputFileError.worded(N_("\"house_rules\" apply to Escalero only, not {game}; "
+                                       "remove them"), game=ruleset.game)
     try:
         terms = house_mod.from_json(obj)
         terms.for_columns(ruleset.columns)
     except ValueError as err:
-        raise InputFileError(f"\"house_rules\": {err}") from None
+        raise InputFileError.worded(N_("\"house_rules\": {problem}"),
+                                    problem=err.args[0]) from None
     if "weights-123" in ruleset.variants and terms.column_points != ruleset.column_weights:
-        raise InputFileError(
-            "variant weights-123 means column points 1/2/3 but \"house_rules\" says "
-            + "/".join(map(str, terms.column_points)) + "; drop one of the two")
+        raise InputFileError.worded(N_("variant weights-123 means column points 1/2/3 but "
+                                       "\"house_rules\" says {points}; drop one of the two"),
+                                    points="/".join(map(str, terms.column_points)))
     return terms
 
 
 def _parse_variants(obj: dict[str, Any]) -> tuple[str, ...]:
     if "variant" in obj and "variants" in obj:
-        raise InputFileError("give either \"variant\" or \"variants\", not both")
+        raise InputFileError.worded(N_("give either \"variant\" or \"variants\", not both"))
     raw = obj.get("variant", obj.get("variants", []))
     if raw is None:
         return ()
     if isinstance(raw, str):
         return (raw,)
     if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
-        raise InputFileError(
-            f"\"variant\" must be a list of variant names, not {_type_name(raw)}"
-        )
+        raise InputFileError.worded(N_("\"variant\" must be a list of variant names, not "
+                                       "{type}"), type=_type_name(raw))
     return tuple(raw)
 
 
 def _parse_side(obj: Any, index: int, ruleset: Ruleset) -> Side:
-    where = f"side {index + 1}"
+    where: Text = Text(N_("side {n}"), n=index + 1)
     if not isinstance(obj, dict):
-        raise InputFileError(f"{where}: must be an object with \"name\" and \"columns\", "
-                             f"not {_type_name(obj)}")
+        raise InputFileError.worded(N_("{where}: must be an object with \"name\" and "
+                                       "\"columns\", not {type}"), where=where,
+                                    type=_type_name(obj))
     name = obj.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise InputFileError(f"{where}: \"name\" must be a non-empty string")
+        raise InputFileError.worded(N_("{where}: \"name\" must be a non-empty string"),
+                                    where=where)
     if not _clean_text(name, MAX_SIDE_NAME_LEN if "members" in obj else MAX_NAME_LEN):
-        raise InputFileError(f"{where}: \"name\" must be at most {MAX_NAME_LEN} printable "
-                             "characters per player (no control characters)")
-    where = f"side {index + 1} ({name.strip()})"
-    members_obj = obj.get("members", [name])
-    if (not isinstance(members_obj, list) or not members_obj
-            or not all(isinstance(m, str) and m.strip() for m in members_obj)):
-        raise InputFileError(f"{where}: \"members\" must be a non-empty list of player names")
-    if len(members_obj) > MAX_MEMBERS:
-        raise InputFileError(f"{where}: \"members\" lists {len(members_obj)} players; "
-                             f"a side has at most {MAX_MEMBERS}")
-    if not all(_clean_text(m, MAX_NAME_LEN) for m in members_obj):
-        raise InputFileError(f"{where}: each member must be at most {MAX_NAME_LEN} printable "
-                             "characters (no control characters)")
+        raise InputFileError.worded(N_("{where}: \"name\" must be at most {most} printable "
+                                       "characters per player (no control characters)"),
+                                    where=where, most=MAX_NAME_LEN)
+    where = Text(N_("side {n} ({name})"), n=index + 1, name=name.strip())
+    _check_members(obj.get("members", [name]), where)
     columns_obj = obj.get("columns")
     if not isinstance(columns_obj, list):
-        raise InputFileError(f"{where}: \"columns\" must be a list of {ruleset.columns} "
-                             f"column object(s), not {_type_name(columns_obj)}")
+        raise InputFileError.worded(N_("{where}: \"columns\" must be a list of {n} column "
+                                       "object(s), not {type}"), where=where,
+                                    n=ruleset.columns, type=_type_name(columns_obj))
     if len(columns_obj) != ruleset.columns:
-        raise InputFileError(
-            f"{where}: has {len(columns_obj)} column(s) but {_game_name(ruleset)} "
-            f"has {ruleset.columns}; give exactly {ruleset.columns}"
-        )
+        raise InputFileError.worded(N_("{where}: has {n} column(s) but {game} has {columns}; "
+                                       "give exactly {columns}"), where=where,
+                                    n=len(columns_obj), game=_game_name(ruleset),
+                                    columns=ruleset.columns)
     columns = tuple(
-        _parse_column(col, f"{where}, column {column_name(c)}", ruleset)
+        _parse_column(col, Text(N_("{where}, column {column}"), where=where,
+                                column=column_name(c)), ruleset)
         for c, col in enumerate(columns_obj)
     )
     totals_obj = obj.get("written_totals", [None] * ruleset.columns)
     if totals_obj is None:
         totals_obj = [None] * ruleset.columns
     if not isinstance(totals_obj, list) or len(totals_obj) != ruleset.columns:
-        raise InputFileError(
-            f"{where}: \"written_totals\" must be a list of {ruleset.columns} "
-            "numbers or nulls (one per column)"
-        )
+        raise InputFileError.worded(N_("{where}: \"written_totals\" must be a list of {n} "
+                                       "numbers or nulls (one per column)"), where=where,
+                                    n=ruleset.columns)
     totals = tuple(
-        _parse_int(t, f"{where}, written total of column {column_name(c)}", allow_null=True,
-                   hint="an integer or null")
+        _parse_int(t, Text(N_("{where}, written total of column {column}"), where=where,
+                           column=column_name(c)), allow_null=True,
+                   hint=Text(N_("an integer or null")))
         for c, t in enumerate(totals_obj)
     )
-    return Side(name=name.strip(), members=tuple(m.strip() for m in members_obj),
+    members = obj.get("members", [name])
+    return Side(name=name.strip(), members=tuple(m.strip() for m in members),
                 columns=columns, written_totals=totals)
+
+
+def _check_members(members: Any, where: Text) -> None:
+    """A side's "members": a short list of printable player names."""
+    if (not isinstance(members, list) or not members
+            or not all(isinstance(m, str) and m.strip() for m in members)):
+        raise InputFileError.worded(N_("{where}: \"members\" must be a non-empty list of "
+                                       "player names"), where=where)
+    if len(members) > MAX_MEMBERS:
+        raise InputFileError.worded(N_("{where}: \"members\" lists {n} players; a side has "
+                                       "at most {most}"), where=where, n=len(members),
+                                    most=MAX_MEMBERS)
+    if not all(_clean_text(m, MAX_NAME_LEN) for m in members):
+        raise InputFileError.worded(N_("{where}: each member must be at most {most} "
+                                       "printable characters (no control characters)"),
+                                    where=where, most=MAX_NAME_LEN)
 
 
 def _clean_text(text: str, limit: int) -> bool:
@@ -401,40 +418,42 @@ def _game_name(ruleset: Ruleset) -> str:
     return f"{ruleset.game}{variants}"
 
 
-def _parse_column(obj: Any, where: str, ruleset: Ruleset) -> Mapping[str, Cell]:
+def _parse_column(obj: Any, where: Text, ruleset: Ruleset) -> Mapping[str, Cell]:
     if not isinstance(obj, dict):
-        raise InputFileError(f"{where}: must be an object of row id -> value, "
-                             f"not {_type_name(obj)}")
+        raise InputFileError.worded(N_("{where}: must be an object of row id -> value, not "
+                                       "{type}"), where=where, type=_type_name(obj))
     cells: dict[str, Cell] = {}
     for row_id, raw in obj.items():
         if row_id not in ruleset.row_ids:
-            raise UnknownRulesError(
-                f"{where}: unknown row {row_id!r} for {_game_name(ruleset)}; "
-                f"rows are {', '.join(ruleset.row_ids)}"
-            )
-        cell = _parse_cell(raw, f"{where}, row {row_id}")
+            raise UnknownRulesError.worded(N_("{where}: unknown row {row!r} for {game}; rows "
+                                              "are {rows}"), where=where, row=row_id,
+                                           game=_game_name(ruleset),
+                                           rows=", ".join(ruleset.row_ids))
+        cell = _parse_cell(raw, Text(N_("{where}, row {row}"), where=where, row=row_id))
         if cell is not None:
             cells[row_id] = cell
     # Keep the ruleset's row order so output and iteration are stable.
     return Cells({rid: cells[rid] for rid in ruleset.row_ids if rid in cells})
 
 
-def _parse_cell(raw: Any, where: str) -> Cell:
+def _parse_cell(raw: Any, where: Text) -> Cell:
     if isinstance(raw, str) and raw.strip() in _STRUCK_MARKS:
         return STRUCK
     value = _parse_int(raw, where, allow_null=True,
-                       hint="an integer, \"x\" for struck or null for empty")
+                       hint=Text(N_("an integer, \"x\" for struck or null for empty")))
     if value == 0:
         return STRUCK  # a written 0 reads as struck
     return value
 
 
-def _parse_int(raw: Any, where: str, *, allow_null: bool, hint: str) -> int | None:
+def _parse_int(raw: Any, where: Text, *, allow_null: bool, hint: Text) -> int | None:
     if raw is None and allow_null:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int):
         shown = json.dumps(raw) if isinstance(raw, str | float | list | dict | bool) else repr(raw)
-        raise InputFileError(f"{where}: {shown} is not a valid entry; use {hint}")
+        raise InputFileError.worded(N_("{where}: {shown} is not a valid entry; use {hint}"),
+                                    where=where, shown=shown, hint=hint)
     if not 0 <= raw <= MAX_WRITTEN:
-        raise InputFileError(f"{where}: {raw} is out of range; entries are 0-{MAX_WRITTEN}")
+        raise InputFileError.worded(N_("{where}: {value} is out of range; entries are "
+                                       "0-{most}"), where=where, value=raw, most=MAX_WRITTEN)
     return raw

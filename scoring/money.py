@@ -30,6 +30,8 @@ from math import floor, lcm
 
 from escalero.scoring.errors import UsageError
 
+from escalero.i18n import N_
+
 CENT = Decimal("0.01")
 EXACT_LIMIT = 12  # 2^12 subsets: a few ms in pure Python
 # The largest stake per point: 1,000,000.00 covers every currency's pub stakes, and
@@ -52,23 +54,27 @@ class Transfer:
 def parse_stake(text: str | int | float | Decimal) -> int:
     """A stake per point ('0.50', '0,50', 1) -> cents. Raises UsageError if not whole cents."""
     if isinstance(text, bool) or not isinstance(text, str | int | float | Decimal):
-        raise UsageError("the stake must be a number like 0.50")
+        raise UsageError.worded(N_("the stake must be a number like 0.50"))
     raw = str(text).strip().replace(",", ".")
     shown = raw[:20] + ("..." if len(raw) > 20 else "")
     if len(raw) > MAX_STAKE_TEXT:
-        raise UsageError(f"stake {shown!r} is too long; give it like 0.50")
+        raise UsageError.worded(N_("stake {shown!r} is too long; give it like 0.50"),
+                                shown=shown)
     try:
         value = Decimal(raw)
     except InvalidOperation:
-        raise UsageError(f"stake {shown!r} is not a number; give it like 0.50") from None
+        raise UsageError.worded(N_("stake {shown!r} is not a number; give it like 0.50"),
+                                shown=shown) from None
     if not value.is_finite() or value < 0:
-        raise UsageError(f"stake {shown!r} must be a number of 0 or more, like 0.50")
+        raise UsageError.worded(N_("stake {shown!r} must be a number of 0 or more, like 0.50"),
+                                shown=shown)
     if value > MAX_STAKE_CENTS * CENT:
-        raise UsageError(f"stake {shown!r} is too large; the most is "
-                         f"{to_money(MAX_STAKE_CENTS)} per point")
+        raise UsageError.worded(N_("stake {shown!r} is too large; the most is {most} per "
+                                   "point"), shown=shown, most=to_money(MAX_STAKE_CENTS))
     cents = value / CENT
     if cents != cents.to_integral_value():
-        raise UsageError(f"stake {shown!r} has fractions of a cent; use at most two decimals")
+        raise UsageError.worded(N_("stake {shown!r} has fractions of a cent; use at most two "
+                                   "decimals"), shown=shown)
     return int(cents)
 
 
@@ -80,10 +86,11 @@ def check_currency(text: object) -> str:
     if text is None:
         return "EUR"
     if not isinstance(text, str):
-        raise UsageError("the currency must be a short text such as EUR")
+        raise UsageError.worded(N_("the currency must be a short text such as EUR"))
     currency = text.strip() or "EUR"
     if len(currency) > MAX_CURRENCY_LEN or not currency.isprintable():
-        raise UsageError(f"currency {currency[:20]!r}: give a short code such as EUR")
+        raise UsageError.worded(N_("currency {currency!r}: give a short code such as EUR"),
+                                currency=currency[:20])
     return currency
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from escalero.scoring.errors import UnknownRulesError
 
-from escalero.i18n import LANGUAGES
+from escalero.i18n import LANGUAGES, N_
 
 GAMES = ("escalero", "generala")
 ESCALERO_VARIANTS = ("strasse-25", "doppel-grande", "one-column", "weights-123")
@@ -26,9 +26,9 @@ class Labels:
 
     def get(self, lang: str) -> str:
         if lang not in LANGUAGES:
-            raise UnknownRulesError(
-                f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}"
-            )
+            raise UnknownRulesError.worded(N_("unknown language {lang!r}; choose one of "
+                                              "{choices}"), lang=lang,
+                                           choices=", ".join(LANGUAGES))
         return getattr(self, lang)
 
 
@@ -98,9 +98,9 @@ class Ruleset:
         for r in self.rows:
             if r.id == row_id:
                 return r
-        raise UnknownRulesError(
-            f"unknown row {row_id!r} for {self.game}; rows are {', '.join(self.row_ids)}"
-        )
+        raise UnknownRulesError.worded(N_("unknown row {row!r} for {game}; rows are {rows}"),
+                                       row=row_id, game=self.game,
+                                       rows=", ".join(self.row_ids))
 
 
 def _counting_rows(
@@ -141,13 +141,13 @@ def get_ruleset(game: str = "escalero", variants: Iterable[str] = ()) -> Ruleset
     """The ruleset for `game` with the named house variants (Escalero only)."""
     variants = tuple(dict.fromkeys(variants))  # keep order, drop repeats
     if game not in GAMES:
-        raise UnknownRulesError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+        raise UnknownRulesError.worded(N_("unknown game {game!r}; choose one of {choices}"),
+                                       game=game, choices=", ".join(GAMES))
     if game == "generala":
         if variants:
-            raise UnknownRulesError(
-                f"Generala has no house variants (got {', '.join(map(repr, variants))}); "
-                "variants apply to Escalero only"
-            )
+            raise UnknownRulesError.worded(N_("Generala has no house variants (got {got}); "
+                                              "variants apply to Escalero only"),
+                                           got=", ".join(map(repr, variants)))
         rows = _counting_rows(_GENERALA_FACES) + (
             _combo("escalera", "Escalera", "Straight", "Escalera", 20, 25),
             _combo("full", "Full", "Full house", "Full", 30, 35),
@@ -161,9 +161,9 @@ def get_ruleset(game: str = "escalero", variants: Iterable[str] = ()) -> Ruleset
 
     unknown = [v for v in variants if v not in ESCALERO_VARIANTS]
     if unknown:
-        raise UnknownRulesError(
-            f"unknown variant {unknown[0]!r}; variants are {', '.join(ESCALERO_VARIANTS)}"
-        )
+        raise UnknownRulesError.worded(N_("unknown variant {variant!r}; variants are "
+                                          "{variants}"), variant=unknown[0],
+                                       variants=", ".join(ESCALERO_VARIANTS))
     straight = (25, 30) if "strasse-25" in variants else (20, 25)
     rows = _counting_rows(_ESCALERO_FACES) + (
         _combo("straight", "Straße", "Straight", "Escalera", *straight),

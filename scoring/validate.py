@@ -16,7 +16,7 @@ from escalero.scoring.errors import UnknownRulesError
 from escalero.scoring.model import STRUCK, TOTAL_ROW, Sheet, column_name
 from escalero.scoring.rulesets import Row, Ruleset
 
-from escalero.i18n import LANGUAGES, translator
+from escalero.i18n import LANGUAGES, N_, translator
 
 # Problem kinds (stable codes for the web front end and tests).
 INVALID_VALUE = "invalid_value"
@@ -32,8 +32,8 @@ SHAPE = "shape"
 
 def _translator(lang: str) -> NullTranslations:
     if lang not in LANGUAGES:
-        raise UnknownRulesError(
-            f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+        raise UnknownRulesError.worded(N_("unknown language {lang!r}; choose one of "
+                                          "{choices}"), lang=lang, choices=", ".join(LANGUAGES))
     return translator(lang)
 
 

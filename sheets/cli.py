@@ -21,7 +21,7 @@ from escalero.sheets.block import make_serials, plan_block
 from escalero.sheets.layout import PAPERS, SheetOptionError, build_layout
 from escalero.sheets.render import BACKS, SheetText, page_geometry, render_pdf
 
-from escalero.i18n import translator
+from escalero.i18n import N_, os_reason, translator
 
 MAX_PAGES = 1000
 
@@ -58,13 +58,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.pages <= MAX_PAGES:
-        raise SheetOptionError(f"--pages must be 1-{MAX_PAGES}, not {args.pages}")
+        raise SheetOptionError.worded(N_("--pages must be 1-{most}, not {pages}"), most=MAX_PAGES,
+                                      pages=args.pages)
     if args.back and args.game != "escalero":
-        raise SheetOptionError("--back start-poker is Escalero's side game; drop --back")
+        raise SheetOptionError.worded(N_("--back start-poker is Escalero's side game; drop "
+                                         "--back"))
     paper = args.paper
     if args.two_up:
         if paper not in ("a4", "a5"):
-            raise SheetOptionError("--two-up prints A5 sheets on A4 paper; drop --paper")
+            raise SheetOptionError.worded(N_("--two-up prints A5 sheets on A4 paper; drop "
+                                             "--paper"))
         paper = "a5"
     variants = tuple(v.strip() for arg in args.variant for v in arg.split(",") if v.strip())
     block = plan_block(args.game, args.players, args.names, args.pairs, variants, paper)
@@ -75,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
     house = None
     if override is not None:
         if args.game != "escalero":
-            raise UsageError("house rules apply to Escalero only; drop --house-rules and "
-                             "its flags")
+            raise UsageError.worded(N_("house rules apply to Escalero only; drop --house-rules "
+                                       "and its flags"))
         rules = layout.ruleset
         house = override.apply(default_for(rules), rules.columns)
 
@@ -113,5 +116,5 @@ def _write(path: Path, data: bytes) -> None:
     try:
         path.write_bytes(data)
     except OSError as err:
-        raise SheetOptionError(f"cannot write {path}: {err.strerror}; choose another -o path")\
-            from None
+        raise SheetOptionError.worded(N_("cannot write {path}: {why}; choose another -o path"),
+                                      path=path, why=os_reason(err)) from None

@@ -32,6 +32,8 @@ from escalero.scoring.errors import SheetNotFoundError, UnknownRulesError, Usage
 from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, Ruleset, get_ruleset
 
+from escalero.i18n import N_, Text
+
 LAYOUT_VERSION = 2  # 2: the fiducials' ids carry the spec (1: ids 0-3)
 KNOWN_VERSIONS = (1, 2)  # printed by some release; every one still builds (and scans)
 PAPERS: dict[str, tuple[float, float]] = {  # portrait width, height in mm
@@ -256,26 +258,24 @@ def _sizes(paper: str) -> tuple[float, float]:
 
 def _check(spec: LayoutSpec) -> Ruleset:
     if spec.version not in KNOWN_VERSIONS:
-        raise SheetOptionError(
-            f"layout version {spec.version} is not known here (this program makes version "
-            f"{LAYOUT_VERSION}); update escalero"
-        )
+        raise SheetOptionError.worded(N_("layout version {version} is not known here (this "
+                                         "program makes version {ours}); update escalero"),
+                                      version=spec.version, ours=LAYOUT_VERSION)
     if spec.paper not in PAPERS:
-        raise SheetOptionError(
-            f"unknown paper {spec.paper!r}; choose one of {', '.join(PAPERS)}"
-        )
+        raise SheetOptionError.worded(N_("unknown paper {paper!r}; choose one of {choices}"),
+                                      paper=spec.paper, choices=", ".join(PAPERS))
     rules = spec.ruleset
     if not rules.min_sides <= spec.sides <= rules.max_sides:
         if spec.game == "escalero":
-            more = "; for more players use --pairs" if not spec.pairs else ""
-            raise SheetOptionError(
-                f"an Escalero sheet has {rules.min_sides}-{rules.max_sides} sides (players, "
-                f"or pairs with --pairs), not {spec.sides}{more}"
-            )
-        raise SheetOptionError(
-            f"a {spec.game.capitalize()} sheet is for {rules.min_sides}-{rules.max_sides} "
-            f"players, not {spec.sides}"
-        )
+            raise SheetOptionError.worded(
+                N_("an Escalero sheet has {low}-{high} sides (players, or pairs with --pairs), "
+                   "not {sides}; for more players use --pairs") if not spec.pairs else
+                N_("an Escalero sheet has {low}-{high} sides (players, or pairs with --pairs), "
+                   "not {sides}"), low=rules.min_sides, high=rules.max_sides, sides=spec.sides)
+        raise SheetOptionError.worded(N_("a {game} sheet is for {low}-{high} players, not "
+                                         "{sides}"), game=spec.game.capitalize(),
+                                      low=rules.min_sides, high=rules.max_sides,
+                                      sides=spec.sides)
     return rules
 
 
@@ -288,14 +288,16 @@ def build_layout(spec: LayoutSpec) -> Layout:
         layout = _place(spec, rules, width, height, orientation)
         if layout is not None:
             return layout
-    bigger = {"a5": "a4", "letter": "a4 (or fewer players per sheet)"}.get(
-        spec.paper, "fewer sides (use --pairs)")
-    raise SheetOptionError(
-        f"{spec.sides} {'pairs' if spec.pairs else 'players'} x {rules.columns} columns "
-        f"do not fit on {spec.paper.upper()} with "
-        f"cells of at least {MIN_PITCH_W - 2 * INSET_MM:g} x {MIN_PITCH_H - 2 * INSET_MM:g} mm; "
-        f"use --paper {bigger}"
-    )
+    bigger = {"a5": N_("use --paper a4"),
+              "letter": N_("use --paper a4 (or fewer players per sheet)")}.get(
+        spec.paper, N_("use fewer sides (--pairs)"))
+    raise SheetOptionError.worded(
+        N_("{sides} pairs x {columns} columns do not fit on {paper} with cells of at least "
+           "{w:g} x {h:g} mm; {remedy}") if spec.pairs else
+        N_("{sides} players x {columns} columns do not fit on {paper} with cells of at least "
+           "{w:g} x {h:g} mm; {remedy}"), sides=spec.sides, columns=rules.columns,
+        paper=spec.paper.upper(), w=MIN_PITCH_W - 2 * INSET_MM, h=MIN_PITCH_H - 2 * INSET_MM,
+        remedy=Text(bigger))
 
 
 def _place(spec: LayoutSpec, rules: Ruleset, width: float, height: float,
@@ -515,10 +517,9 @@ def decode_code(text: str) -> tuple[LayoutSpec, str]:
     fields = text.strip().upper().split("/")
     short = text.strip()[:40]
     if len(fields) != 7 or not fields[0].startswith(CODE_PREFIX):
-        raise SheetNotFoundError(
-            f"QR code {short!r} is not an Escalero sheet code; "
-            "photograph a sheet printed with `escalero sheet`"
-        )
+        raise SheetNotFoundError.worded(N_("QR code {code!r} is not an Escalero sheet code; "
+                                           "photograph a sheet printed with `escalero sheet`"),
+                                        code=short)
     head, game, variants, sides, pairs, paper, serial = fields
     games = {v: k for k, v in _GAME_CODES.items()}
     codes = {v: k for k, v in _VARIANT_CODES.items()}
@@ -537,10 +538,9 @@ def decode_code(text: str) -> tuple[LayoutSpec, str]:
             raise ValueError(serial)
         build_layout(spec)  # a sheet nobody can print (6 players on A5) is no sheet's code
     except (ValueError, UnknownRulesError, SheetOptionError) as err:
-        raise SheetNotFoundError(
-            f"QR code {short!r} looks like an Escalero sheet but cannot be used ({err}); "
-            "print a new sheet with `escalero sheet`"
-        ) from None
+        raise SheetNotFoundError.worded(N_("QR code {code!r} looks like an Escalero sheet but "
+                                           "cannot be used ({why}); print a new sheet with "
+                                           "`escalero sheet`"), code=short, why=err) from None
     return spec, serial
 
 

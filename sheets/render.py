@@ -35,6 +35,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
+from escalero.i18n import N_
+
 BACKS = ("start-poker",)
 
 
@@ -244,7 +246,8 @@ def page_geometry(layout: Layout, two_up: bool = False,
     if not two_up:
         return layout.width, layout.height, ((0.0, 0.0),)
     if layout.spec.paper != "a5":
-        raise SheetOptionError("--two-up prints two A5 sheets on one A4 page; use --paper a5")
+        raise SheetOptionError.worded(N_("--two-up prints two A5 sheets on one A4 page; use "
+                                         "--paper a5"))
     a4w, a4h = PAPERS["a4"]
     if layout.orientation == "portrait":  # side by side on A4 landscape
         return a4h, a4w, ((0.0, 0.0), (a4h - layout.width, 0.0))
@@ -262,7 +265,8 @@ def render_pdf(
 ) -> bytes:
     """A block: one page per serial (two sheets per page with two_up), optional backs."""
     if back is not None and back not in BACKS:
-        raise SheetOptionError(f"unknown back {back!r}; choose one of {', '.join(BACKS)}")
+        raise SheetOptionError.worded(N_("unknown back {back!r}; choose one of {choices}"),
+                                      back=back, choices=", ".join(BACKS))
     sheet_w, sheet_h = layout.width, layout.height
     page_w, page_h, offsets = page_geometry(layout, two_up)
     per_page = len(offsets)

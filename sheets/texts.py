@@ -13,7 +13,7 @@ from escalero.scoring.house import HouseRules, default_for
 from escalero.scoring.model import TOTAL_ROW
 from escalero.scoring.rulesets import LANGUAGES, Ruleset
 
-from escalero.i18n import translator
+from escalero.i18n import N_, translator
 
 if TYPE_CHECKING:
     from escalero.sheets.layout import Layout
@@ -24,7 +24,8 @@ ROMAN = ("I", "II", "III", "IV", "V", "VI")
 def strings(lang: str) -> dict[str, str]:
     """The sheet's own words in `lang`, by what they label."""
     if lang not in LANGUAGES:
-        raise UnknownRulesError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+        raise UnknownRulesError.worded(N_("unknown language {lang!r}; choose one of "
+                                          "{choices}"), lang=lang, choices=", ".join(LANGUAGES))
     t = translator(lang)
     _ = t.gettext
     return {

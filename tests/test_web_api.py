@@ -75,7 +75,8 @@ def test_rules_endpoint_serves_the_ruleset(client: TestClient) -> None:
     en = client.get("/api/rules", params={"game": "generala", "lang": "en"}).json()
     assert en["columns"] == 1 and en["rows"][-1]["label"] == "Double Generala"
     bad = client.get("/api/rules", params={"variant": "no-such"})
-    assert bad.status_code == 400 and "unknown variant 'no-such'" in bad.json()["error"]
+    # In the page's language (German by default), as the command line says it in --lang.
+    assert bad.status_code == 400 and "unbekannte Variante 'no-such'" in bad.json()["error"]
 
 
 def test_settle_endpoint(client: TestClient) -> None:
@@ -282,7 +283,7 @@ def test_ledger_save_list_balances_csv_and_duplicates(client: TestClient) -> Non
 
 def test_ledger_rejects_an_ill_formed_sheet(client: TestClient) -> None:
     r = client.post("/api/ledger", json={"sheet": {"game": "poker", "sides": []}})
-    assert r.status_code == 400 and "unknown game 'poker'" in r.json()["error"]
+    assert r.status_code == 400 and "unbekanntes Spiel 'poker'" in r.json()["error"]
     assert client.get("/api/ledger").json()["games"] == []
 
 
@@ -434,7 +435,7 @@ def test_house_rules_settle_save_and_show(client: TestClient) -> None:
     assert split["terms"].endswith("Gleichstand oben geteilt")
     bad = client.post("/api/settle", json={"sheet": {**tie, "house_rules": {
         "column_points": [4, 2, 1]}}})
-    assert bad.status_code == 400 and "must ascend" in bad.json()["error"]
+    assert bad.status_code == 400 and "müssen steigen" in bad.json()["error"]  # page: German
     saved = client.post("/api/ledger", json={"sheet": {**sheet("H-1"), "house_rules": {
         "all_three_bonus": 5}}, "stake": "0.50"})
     assert saved.status_code == 201

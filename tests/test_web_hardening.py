@@ -46,7 +46,7 @@ def test_huge_stakes_are_refused_and_the_ledger_stays_readable(client: TestClien
                                                                stake: str) -> None:
     for _ in range(2):
         r = client.post("/api/ledger", json={"sheet": sheet(), "stake": stake})
-        assert r.status_code == 400 and "too large" in r.json()["error"]
+        assert r.status_code == 400 and "zu groß" in r.json()["error"]  # the page's German
     assert client.post("/api/settle", json={"sheet": sheet(), "stake": stake}).status_code == 400
     assert client.get("/ledger").status_code == 200
     assert client.get("/api/ledger").json()["games"] == []
@@ -105,6 +105,7 @@ def test_large_bodies_are_refused_before_parsing(client: TestClient) -> None:
 ])
 def test_sheets_larger_than_any_sheet_are_refused(client: TestClient, obj: dict,
                                                   needle: str) -> None:
+    client.cookies.set("escalero_lang", "en")  # the message in English (German by default)
     r = client.post("/api/settle", json={"sheet": obj})
     assert r.status_code == 400 and needle in r.json()["error"]
 
@@ -246,6 +247,7 @@ def test_csv_cells_never_start_a_formula(client: TestClient) -> None:
 ])
 def test_ledger_fields_of_the_wrong_type_are_refused(client: TestClient, extra: dict,
                                                      needle: str) -> None:
+    client.cookies.set("escalero_lang", "en")  # the message in English (German by default)
     r = client.post("/api/ledger", json={"sheet": sheet(serial="K-1"), **extra})
     assert r.status_code == 400 and needle in r.json()["error"]
     assert client.get("/api/ledger").json()["games"] == []

@@ -3,9 +3,10 @@
 An error the web app raises itself carries a catalog key and its parameters (`keyed`); a
 refusal raised by the scanner is recognised by its reason code (`scoring.errors.Reason`)
 and mapped to its key here; every Reason has one. Either way the text comes from web.i18n,
-so a German page never shows an English refusal. Anything not in the catalog is shown as
-raised. The API's error body carries the reason as well ("reason"), so a client tells
-refusals apart without reading the text.
+so a German page never shows an English refusal. An error raised as a catalog message
+(`EscaleroError.worded`: a bad stake, a sheet's content) is said in the page's language
+too; anything else is shown as raised. The API's error body carries the reason as well
+("reason"), so a client tells refusals apart without reading the text.
 """
 
 from __future__ import annotations
@@ -60,4 +61,6 @@ def localize(err: EscaleroError, lang: str) -> str:
                 params[k] = v
         return translate(key, lang, **params)
     fixed = REASON_KEYS.get(err.reason) if err.reason else None
-    return translate(fixed, lang) if fixed else str(err)
+    if fixed:
+        return translate(fixed, lang)
+    return err.text_in(lang) if err.msgid is not None else str(err)
