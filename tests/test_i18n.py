@@ -179,3 +179,98 @@ def test_money_and_shares_as_each_language_writes_them(lang: str, money: str,
 
     assert i18n.money("-4.50", "EUR", lang) == money
     assert i18n.percent(Decimal("0.996"), lang, 1) == share
+
+
+# English words that no German or Spanish error holds, once option names, quoted values
+# and paths are taken out ("error" is Spanish too: it is looked for in German only).
+ENGLISH = re.compile(r"\b(the|is|are|must|give|not|unknown|invalid|argument|arguments|"
+                     r"required|choose|cannot|should|drop|expected|sheet|sides?|players?|"
+                     r"columns?|stake|file|number|only|fewer|more|most|least)\b")
+NOT_WORDS = re.compile(r"^escalero \w+:|--[\w-]+|\w+-[\w-]+|'[^']*'|\"[^\"]*\"|\S*/\S*")
+
+
+def _english_in(line: str, lang: str) -> re.Match[str] | None:
+    words = NOT_WORDS.sub(" ", line)
+    return ENGLISH.search(words) or (re.search(r"\berror\b", words) if lang == "de" else None)
+
+
+def _bad_input(tmp_path: Path) -> dict[str, Path]:
+    files = {"notjson": "{not json", "game": '{"game": 5, "sides": []}',
+             "row": '{"sides": [{"name": "A", "columns": [{"foo": 3}, {}, {}]}]}',
+             "range": '{"sides": [{"name": "A", "columns": [{"nines": 99999999}, {}, {}]}]}',
+             "house": '{"column_points": [4, 2, 1]}'}
+    for name, text in files.items():
+        (tmp_path / f"{name}.json").write_text(text)
+    return {name: tmp_path / f"{name}.json" for name in files}
+
+
+# Each way a command line goes wrong, with its exit code: argparse's own refusals, option
+# values, a sheet file's content, house rules, the sheet planner and the scan options.
+BAD_COMMAND_LINES = [
+    (["sheet", "--game", "poker", "-o", "{tmp}/x.pdf"], 2),
+    (["sheet", "--players", "zwei", "-o", "{tmp}/x.pdf"], 2),
+    (["sheet"], 2),
+    (["settle", "{notjson}", "--bogus"], 2),
+    (["settle", "{notjson}", "--stake"], 2),
+    (["rules", "--game", "poker"], 2),
+    (["scan", "--recognizer", "foo", "{tmp}/x.jpg"], 2),
+    (["settle", "{notjson}", "--stake", "abc"], 2),
+    (["settle", "{notjson}", "--stake", "0.001"], 2),
+    (["settle", "{notjson}", "--currency", "EUROLONGXX"], 2),
+    (["settle", "{notjson}"], 3),
+    (["settle", "{game}"], 3),
+    (["settle", "{row}"], 3),
+    (["settle", "{range}"], 3),
+    (["settle", "{row}", "--house-rules", "{house}"], 3),
+    (["settle", "{row}", "--house-rules", "bogus"], 2),
+    (["settle", "{row}", "--column-points", "x"], 2),
+    (["rules", "--game", "generala", "--house-rules", "wirtshaus"], 2),
+    (["rules", "--variant", "bogus"], 3),
+    (["dice", "9", "9", "9", "9", "Z"], 2),
+    (["sheet", "--players", "9", "-o", "{tmp}/x.pdf"], 2),
+    (["sheet", "--game", "generala", "--pairs", "-o", "{tmp}/x.pdf"], 2),
+    (["sheet", "--serial", "!!", "-o", "{tmp}/x.pdf"], 2),
+    (["sheet", "-o", "{tmp}/no-such-folder/x.pdf"], 2),
+    (["scan", "--jobs", "0", "{tmp}/x.jpg"], 2),
+    (["scan", "--debug", "{house}", "{tmp}/x.jpg"], 2),
+]
+
+
+def _error_line(capsys, argv: list[str], code: int) -> str:
+    try:
+        got = escalero_main(argv)
+    except SystemExit as stop:  # argparse's refusals
+        got = int(stop.code or 0)
+    lines = capsys.readouterr().err.splitlines()
+    assert got == code and lines, (argv, got)
+    return lines[-1]
+
+
+@pytest.mark.parametrize("argv, code", BAD_COMMAND_LINES, ids=lambda v: " ".join(v)
+                         if isinstance(v, list) else str(v))
+def test_an_error_speaks_the_chosen_language(capsys, tmp_path: Path, argv: list[str],
+                                             code: int) -> None:
+    paths = {"tmp": tmp_path, **_bad_input(tmp_path)}
+    argv = [a.format(**paths) for a in argv]
+    english = _error_line(capsys, argv, code)
+    assert not _german_in(english, "en"), english  # without --lang: English
+    assert _english_in(english, "de"), english  # which the check below would catch
+    for lang in ("de", "es"):
+        line = _error_line(capsys, [*argv, "--lang", lang], code)
+        assert line != english and not _english_in(line, lang), (lang, line)
+        if lang == "es":
+            assert not _german_in(line, lang), line
+
+
+def test_an_option_error_shows_the_usage_in_the_language_and_help_stays_english(
+        capsys) -> None:
+    with pytest.raises(SystemExit):
+        escalero_main(["rules", "--game", "poker", "--lang", "de"])
+    err = capsys.readouterr().err
+    assert err.startswith("Aufruf: escalero rules") and "Fehler: Angabe --game" in err
+    with pytest.raises(SystemExit):
+        escalero_main(["rules", "--lang", "es", "--help"])
+    assert capsys.readouterr().out.startswith("usage: escalero rules")
+    with pytest.raises(SystemExit):  # argparse speaks English again after a German refusal
+        escalero_main(["rules", "--game", "poker"])
+    assert "invalid choice: 'poker'" in capsys.readouterr().err
