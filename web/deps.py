@@ -21,6 +21,8 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from escalero.i18n import N_
+
 if TYPE_CHECKING:
     from escalero.scan.recognize import Recognizer
 
@@ -95,10 +97,10 @@ class NotJson(InputFileError):
 async def json_body(request: Request) -> Any:
     """The JSON body, read with a hard size cap (a sheet needs a few kB)."""
     if content_type(request.headers) != "application/json":
-        raise NotJson("send the body as JSON with Content-Type: application/json")
+        raise NotJson.worded(N_("send the body as JSON with Content-Type: application/json"))
     over = keyed(BodyTooLarge, "err_json_over", kb=MAX_JSON_BYTES // 1024)
     body = await read_capped(request, MAX_JSON_BYTES, over)
     try:
         return parse_json(bytes(body))
     except InputFileError as err:
-        raise InputFileError(f"the request body is {err}") from None
+        raise InputFileError.worded(N_("the request body is {problem}"), problem=err) from None

@@ -6,6 +6,8 @@ from typing import Any
 
 from escalero.scoring.errors import UsageError
 
+from escalero.i18n import N_
+
 
 def form_flag(value: Any, what: str) -> bool:
     """A checkbox or query flag: '1', 'true', 'on', 'yes' are set; '', '0', 'false',
@@ -15,4 +17,4 @@ def form_flag(value: Any, what: str) -> bool:
         return True
     if text in ("", "0", "false", "off", "no"):
         return False
-    raise UsageError(f"{what} {text[:20]!r}: give 1 or 0")
+    raise UsageError.worded(N_("{what} {text!r}: give 1 or 0"), what=what, text=text[:20])

@@ -17,6 +17,8 @@ from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES
 from escalero.web.forms import form_flag
 from escalero.web.messages import keyed
 
+from escalero.i18n import N_
+
 MAX_WEB_PAGES = 200  # a block of 200 sheets is ~1 MB; more from a phone is a typo
 
 
@@ -66,7 +68,8 @@ def _choice(form: Mapping[str, Any], key: str, choices: tuple[str, ...] | list[s
             default: str | None) -> str | None:
     value = str(form.get(key) or "").strip() or default
     if value is not None and value not in choices:
-        raise UsageError(f"{key} {value!r}: choose one of {', '.join(choices)}")
+        raise UsageError.worded(N_("{key} {value!r}: choose one of {choices}"), key=key,
+                                value=value, choices=", ".join(choices))
     return value
 
 

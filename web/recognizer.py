@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from escalero.scoring.errors import ToolMissingError
 
+from escalero.i18n import N_, Text
+
 if TYPE_CHECKING:
     from escalero.scan.recognize import Recognizer
 
@@ -16,16 +18,20 @@ if TYPE_CHECKING:
 def shared_recognizer() -> Recognizer:
     """One recognizer for all requests: it is safe to share between threads (digit_model
     serialises the cv2.dnn network, and ONNX Runtime sessions run concurrently)."""
-    recognize = optional("escalero.scan.recognize", "the photo scanner")
+    recognize = optional("escalero.scan.recognize", SCANNER)
     recognizer: Recognizer = recognize.get_recognizer("default")
     return recognizer
 
 
-def optional(module: str, what: str) -> Any:
+# What is missing when the scanner's modules are not installed.
+SCANNER = Text(N_("the photo scanner"))
+
+
+def optional(module: str, what: Text) -> Any:
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:
         if err.name and module.startswith(err.name):
-            raise ToolMissingError(f"{what} is not part of this installation; "
-                                   "update escalero") from None
+            raise ToolMissingError.worded(N_("{what} is not part of this installation; update "
+                                             "escalero"), what=what) from None
         raise

@@ -11,6 +11,8 @@ from escalero.web.guests import check_names_differ, named_or_guests
 from escalero.web.messages import keyed
 from escalero.web.settling import clean_currency, settle_counted, stake_cents
 
+from escalero.i18n import N_
+
 MAX_GAME_UID = 64
 
 
@@ -20,8 +22,8 @@ def clean_game_uid(raw: Any) -> str | None:
         return None
     uid = str(raw)
     if len(uid) > MAX_GAME_UID or not uid.isprintable():
-        raise InputFileError(f'"game_id" must be a short text, at most {MAX_GAME_UID} '
-                             "characters")
+        raise InputFileError.worded(N_('"game_id" must be a short text, at most {most} '
+                                       "characters"), most=MAX_GAME_UID)
     return uid
 
 
@@ -38,7 +40,7 @@ def ledger_record(payload: Any, guest_word: str = "Gast") -> tuple[Any, bool]:
     guests = payload.get("guests", False)
     for name, flag in (("confirm", confirm), ("guests", guests)):
         if not isinstance(flag, bool):
-            raise UsageError(f'"{name}" must be true or false')
+            raise UsageError.worded(N_('"{name}" must be true or false'), name=name)
     sheet = Sheet.from_json(payload["sheet"])
     cents = stake_cents(payload.get("stake")) or 0
     currency = clean_currency(payload.get("currency"))

@@ -14,6 +14,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from escalero.i18n import N_
+
 router = APIRouter(prefix="/api")
 
 
@@ -34,8 +36,8 @@ async def api_settle(request: Request, lang: Lang) -> dict[str, Any]:
 async def api_scan(request: Request, config: Config, ledger: LedgerDep, lang: Lang,
                    recognizer: RecognizerDep) -> dict[str, Any]:
     if content_type(request.headers) in FORM_TYPES:
-        raise NotAnImage("send the photo itself as the request body (Content-Type "
-                         "image/jpeg or similar), not a form")
+        raise NotAnImage.worded(N_("send the photo itself as the request body (Content-Type "
+                                   "image/jpeg or similar), not a form"))
     length = declared_length(request.headers)
     if length is not None and length > config.max_upload_bytes:
         raise too_large(config.max_upload_bytes)

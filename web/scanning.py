@@ -56,7 +56,7 @@ def scan_bytes(data: bytes, lang: str, layout: LayoutSpec | None = None,
     Blocking and CPU-bound: call it from a worker thread. At most SCAN_SLOTS scans run at
     once (each holds a few hundred MB of images); further uploads wait their turn.
     """
-    pipeline = shared.optional("escalero.scan.pipeline", "the photo scanner")
+    pipeline = shared.optional("escalero.scan.pipeline", shared.SCANNER)
     from escalero.scan.load import MIN_SIDE
 
     cost = decode_cost(data)

@@ -20,6 +20,8 @@ from escalero.scoring.rulesets import ESCALERO_VARIANTS, GAMES, LANGUAGES, get_r
 from escalero.scoring.validate import INVALID_VALUE, describe_allowed, validate
 from escalero.web.messages import keyed
 
+from escalero.i18n import N_
+
 
 def rules_json(game: str, variants: list[str], lang: str) -> dict[str, Any]:
     """The ruleset as the sheet editor needs it (labels in `lang`)."""
@@ -104,7 +106,8 @@ def _keys(raw: Any, what: str) -> list[tuple[int, int, str]]:
     if not isinstance(raw, list) or not all(
             isinstance(k, list) and len(k) == 3 and isinstance(k[0], int)
             and isinstance(k[1], int) and isinstance(k[2], str) for k in raw):
-        raise InputFileError(f'"{what}" must be a list of [side, column, row] cells')
+        raise InputFileError.worded(N_('"{what}" must be a list of [side, column, row] cells'),
+                                    what=what)
     return [(k[0], k[1], k[2]) for k in raw]
 
 
@@ -116,7 +119,7 @@ def payout_json(sheet: Sheet, payload: dict[str, Any]) -> dict[str, Any]:
     try:
         beliefs = beliefs_from_json(payload["readings"])
     except ValueError as err:
-        raise InputFileError(f"readings: {err}") from None
+        raise InputFileError.worded(N_("readings: {problem}"), problem=err.args[0]) from None
     asked = _keys(payload.get("asked"), "asked")
     certainty = reassess(sheet, beliefs, asked, _keys(payload.get("answered"), "answered"))
     readings = {b.key: b.distribution for b in beliefs}
