@@ -67,13 +67,40 @@ class Preprocessing:
     # floor). Set by hand, not fitted; measured with it (9066938): harsh bench 84.7% ->
     # 98.9% cells right, pencil in a hand's shadow no longer read as noise.
     noise_sigmas: float = 2.0
+    # The paper estimate's blur (px at WORK_H), and the ink map's smoothing before the
+    # floor. Set by hand, not fitted (0ee593d, 9066938).
+    paper_sigma: float = 4.0
+    smoothing_sigma: float = 1.0
+    # The ink's window: the crop's border (this share of its height) is left out of the ink
+    # it follows (grid lines, a neighbour's ink), and padded around it again; ink is what
+    # is darker than window_ink; with less than least_ink of the inner part's area the
+    # window is the cell's middle; else it spans the ink's columns from ink_from to ink_to
+    # of it. Set by hand, not fitted (23101ee).
+    border_share: float = 0.12
+    window_ink: float = 0.3
+    least_ink: float = 0.05
+    ink_from: float = 0.01
+    ink_to: float = 0.99
+    # Faint ink is stretched to full strength from this percentile of the cell, but never
+    # by more than 1 / least_stretch, so an empty cell's noise is not blown up. Set by hand,
+    # not fitted (3d97f43).
+    top_percentile: float = 99.5
+    least_stretch: float = 0.25
 
     def __post_init__(self) -> None:
         if self.paper_px < 1 or self.grid_slack_mm < 0 or self.noise_sigmas < 0:
             raise ValueError("preprocessing: need paper_px >= 1, grid_slack_mm >= 0 and "
                              "noise_sigmas >= 0")
-        if not 0.0 <= self.grid_quantile <= 100.0:
-            raise ValueError("preprocessing: grid_quantile is a percentile in [0, 100]")
+        if not 0.0 <= self.grid_quantile <= 100.0 or not 0.0 < self.top_percentile <= 100.0:
+            raise ValueError("preprocessing: grid_quantile and top_percentile are "
+                             "percentiles")
+        if self.paper_sigma <= 0 or self.smoothing_sigma <= 0 or self.least_stretch <= 0:
+            raise ValueError("preprocessing: need paper_sigma, smoothing_sigma and "
+                             "least_stretch > 0")
+        if not 0.0 <= self.border_share < 0.5 or not 0.0 <= self.ink_from < self.ink_to <= 1.0 \
+                or not 0.0 <= self.window_ink < 1.0 or not 0.0 <= self.least_ink <= 1.0:
+            raise ValueError("preprocessing: need border_share in [0, 0.5), "
+                             "0 <= ink_from < ink_to <= 1 and window_ink, least_ink in [0, 1]")
 
     @property
     def grid_band_px(self) -> int:
@@ -95,7 +122,7 @@ def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     h, w = red.shape
     width = max(8, round(w * WORK_H / h))
     work = cv2.resize(red, (width, WORK_H), interpolation=cv2.INTER_AREA)
-    return drop_grid_lines(darkness(work, PREPROCESSING.paper_px, 4), h)
+    return drop_grid_lines(darkness(work, PREPROCESSING.paper_px, PREPROCESSING.paper_sigma), h)
 
 
 def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
@@ -133,16 +160,17 @@ def ink_window(ink: np.ndarray) -> tuple[int, int]:
     want = round(h * ASPECT)
     if w <= want:
         return 0, w
-    margin = round(0.12 * h)  # the crop's border: grid lines, a neighbour's ink
+    pre = PREPROCESSING
+    margin = round(pre.border_share * h)  # the crop's border: grid lines, a neighbour's ink
     inner = ink[margin:h - margin, margin:w - margin]
-    cols = (inner * (inner > 0.3)).sum(axis=0)
-    if cols.sum() < 4 * h * 0.05:  # (almost) no ink: the middle of the cell
+    cols = (inner * (inner > pre.window_ink)).sum(axis=0)
+    if cols.sum() < 4 * h * pre.least_ink:  # (almost) no ink: the middle of the cell
         mid = w // 2
         return mid - want // 2, mid - want // 2 + want
     cum = np.cumsum(cols) / cols.sum()
-    left = margin + int(np.searchsorted(cum, 0.01))
-    right = margin + int(np.searchsorted(cum, 0.99)) + 1
-    pad = round(0.12 * h)
+    left = margin + int(np.searchsorted(cum, pre.ink_from))
+    right = margin + int(np.searchsorted(cum, pre.ink_to)) + 1
+    pad = round(pre.border_share * h)
     x0, x1 = left - pad, right + pad
     if x1 - x0 < want:  # grow to the network's aspect around the ink's centre
         c = (x0 + x1) // 2
@@ -168,7 +196,7 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
     floor, estimated robustly from the median (paper is most of any cell), is taken off
     before the ink is stretched to full strength.
     """
-    ink = cv2.GaussianBlur(ink_map(crop_bgr), (0, 0), 1.0)
+    ink = cv2.GaussianBlur(ink_map(crop_bgr), (0, 0), PREPROCESSING.smoothing_sigma)
     x0, x1 = ink_window(ink)
     ink = ink[:, x0:x1]
     h, w = ink.shape
@@ -185,8 +213,9 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
     cell = ink[:, c0:c1]
     _, floor = noise_floor(cell, PREPROCESSING.noise_sigmas)
     # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
-    top = float(np.percentile(cell, 99.5))
-    return np.clip((ink - floor) / max(top - floor, 0.25), 0.0, 1.0).astype(np.float32)
+    top = float(np.percentile(cell, PREPROCESSING.top_percentile))
+    return np.clip((ink - floor) / max(top - floor, PREPROCESSING.least_stretch), 0.0,
+                   1.0).astype(np.float32)
 
 
 def preprocess_batch(crops: Sequence[np.ndarray]) -> np.ndarray:
@@ -219,8 +248,9 @@ def _ink_maps(crops: Sequence[np.ndarray]) -> np.ndarray:
     width = max(8, round(w * WORK_H / h))
     work = np.stack([cv2.resize(r, (width, WORK_H), interpolation=cv2.INTER_AREA)
                      for r in reds])
-    ink = drop_grid_lines(darkness(work, PREPROCESSING.paper_px, 4), h)
-    return np.stack([cv2.GaussianBlur(x, (0, 0), 1.0) for x in ink])
+    ink = drop_grid_lines(darkness(work, PREPROCESSING.paper_px, PREPROCESSING.paper_sigma),
+                          h)
+    return np.stack([cv2.GaussianBlur(x, (0, 0), PREPROCESSING.smoothing_sigma) for x in ink])
 
 
 def _ink_windows(inks: np.ndarray) -> list[tuple[int, int]]:
@@ -229,21 +259,22 @@ def _ink_windows(inks: np.ndarray) -> list[tuple[int, int]]:
     want = round(h * ASPECT)
     if w <= want:
         return [(0, w)] * n
-    margin = round(0.12 * h)
+    margin = round(PREPROCESSING.border_share * h)
     inner = inks[:, margin:h - margin, margin:w - margin]
-    columns = (inner * (inner > 0.3)).sum(axis=1)
+    columns = (inner * (inner > PREPROCESSING.window_ink)).sum(axis=1)
     return [_window_of(cols, h, w, want, margin) for cols in columns]
 
 
 def _window_of(cols: np.ndarray, h: int, w: int, want: int, margin: int) -> tuple[int, int]:
     """ink_window's columns from the ink per column of the crop's inner part."""
-    if cols.sum() < 4 * h * 0.05:  # (almost) no ink: the middle of the cell
+    pre = PREPROCESSING
+    if cols.sum() < 4 * h * pre.least_ink:  # (almost) no ink: the middle of the cell
         mid = w // 2
         return mid - want // 2, mid - want // 2 + want
     cum = np.cumsum(cols) / cols.sum()
-    left = margin + int(np.searchsorted(cum, 0.01))
-    right = margin + int(np.searchsorted(cum, 0.99)) + 1
-    pad = round(0.12 * h)
+    left = margin + int(np.searchsorted(cum, pre.ink_from))
+    right = margin + int(np.searchsorted(cum, pre.ink_to)) + 1
+    pad = round(pre.border_share * h)
     x0, x1 = left - pad, right + pad
     if x1 - x0 < want:  # grow to the network's aspect around the ink's centre
         c = (x0 + x1) // 2
@@ -280,8 +311,8 @@ def _stretch(inputs: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray
         mad = np.median(np.abs(cells - median[:, None, None]), axis=(1, 2))
         floor = median.astype(np.float64) + PREPROCESSING.noise_sigmas * (
             MAD_TO_SIGMA * mad.astype(np.float64))
-        top = np.percentile(cells, 99.5, axis=(1, 2)).astype(np.float64)
-        scale = np.maximum(top - floor, 0.25)
+        top = np.percentile(cells, PREPROCESSING.top_percentile, axis=(1, 2)).astype(np.float64)
+        scale = np.maximum(top - floor, PREPROCESSING.least_stretch)
         out[sel] = np.clip((inputs[sel] - floor.astype(np.float32)[:, None, None])
                            / scale.astype(np.float32)[:, None, None], 0.0, 1.0)
     return out

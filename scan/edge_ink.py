@@ -47,6 +47,15 @@ class EdgeInkSettings:
     # The paper estimate's window at that scale: strokes are thinner than 2 mm. Set by
     # hand, not fitted (198aa50).
     paper_kernel_px: int = 11
+    # A crop whose darkest ink (its 99.9th percentile) is fainter than this holds no stroke
+    # to look for; strokes are what is darker than strong_ink and than strong_share of
+    # that darkest ink. Set by hand, not fitted (212fc6d).
+    least_ink: float = 0.15
+    strong_ink: float = 0.2
+    strong_share: float = 0.4
+    # The stroke's mask grown by this (crop px) to take its soft rim (below the threshold)
+    # too. Set by hand, not fitted (212fc6d).
+    rim_px: int = 5
 
     def __post_init__(self) -> None:
         if self.tolerance_px < 0 or self.min_area_px < 0 or self.paper_kernel_px < 1:
@@ -54,6 +63,10 @@ class EdgeInkSettings:
                              "paper_kernel_px >= 1")
         if not 0.0 < self.line_span <= 1.0 or not 0.0 < self.scale <= 1.0:
             raise ValueError("edge ink: line_span and scale are shares in (0, 1]")
+        if not all(0.0 <= v <= 1.0 for v in (self.least_ink, self.strong_ink,
+                                             self.strong_share)) or self.rim_px < 1:
+            raise ValueError("edge ink: least_ink, strong_ink and strong_share are in [0, 1], "
+                             "rim_px >= 1")
 
 
 EDGE_INK = EdgeInkSettings()
@@ -76,9 +89,9 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     flat = ink.ravel()
     k = max(1, flat.size // 1000)
     top = float(np.partition(flat, flat.size - k)[flat.size - k])  # the 99.9th percentile
-    if top < 0.15:
+    if top < settings.least_ink:
         return None
-    strong = (ink > max(0.2, 0.4 * top)).astype(np.uint8)
+    strong = (ink > max(settings.strong_ink, settings.strong_share * top)).astype(np.uint8)
     h, w = strong.shape
     if not (strong[0].any() or strong[-1].any() or strong[:, 0].any() or strong[:, -1].any()):
         return None  # nothing runs off the crop (most cells): no need to label the ink
@@ -101,7 +114,8 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     small = np.isin(labels, found).astype(np.uint8)
     # back to the crop's pixels, with the stroke's soft rim (below the threshold)
     full = cv2.resize(small, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_NEAREST)
-    return cv2.dilate(full, np.ones((5, 5), np.uint8)) > 0
+    rim = settings.rim_px
+    return cv2.dilate(full, np.ones((rim, rim), np.uint8)) > 0
 
 
 def without_neighbours(image: np.ndarray, box_px: tuple[int, int, int, int] | None,

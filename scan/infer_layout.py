@@ -46,13 +46,26 @@ class InferenceSettings:
     # The best must beat the runner-up by this much, and by more the lower it scores. Set
     # by hand, not fitted (fd02b0b).
     min_margin: float = 0.05
-    # Page frames tried (A4 and Letter portrait fit four markers almost alike). Set by
-    # hand, not fitted (fd02b0b).
+    # Page frames tried (A4 and Letter portrait fit four markers almost alike), those
+    # whose markers fit at most frame_ratio times, or frame_slack px more than, the best's
+    # error. Set by hand, not fitted (fd02b0b).
     max_frames: int = 2
+    frame_ratio: float = 1.5
+    frame_slack: float = 1.0
+    # A found line is a peak this share of the strong expected lines' level (their 75th
+    # percentile) or more. Set by hand, not fitted (fd02b0b).
+    line_share: float = 0.3
+    # The best must beat the runner-up by min_margin, or by this times what its score
+    # lacks of 1 where that is more. Set by hand, not fitted (a760260).
+    margin_per_miss: float = 0.5
 
     def __post_init__(self) -> None:
         if self.tol_mm <= 0 or self.nms_mm <= 0 or self.max_frames < 1:
             raise ValueError("inference: need tol_mm > 0, nms_mm > 0 and max_frames >= 1")
+        if self.frame_ratio < 1.0 or self.frame_slack < 0 or not 0.0 < self.line_share <= 1.0 \
+                or self.margin_per_miss < 0:
+            raise ValueError("inference: need frame_ratio >= 1, frame_slack >= 0, "
+                             "line_share in (0, 1] and margin_per_miss >= 0")
         if not 0.0 <= self.min_score <= 1.0 or not 0.0 <= self.min_margin <= 1.0:
             raise ValueError("inference: min_score and min_margin are scores in [0, 1]")
 
@@ -168,7 +181,7 @@ def _axis_f1(cum: np.ndarray, span: tuple[float, float], expected: np.ndarray,
         hits.append(float(lift[i0:i1].max()) if i1 > i0 else 0.0)
     # Found lines: clearly above noise and a fair share of the strong expected lines.
     strong = float(np.percentile(hits, 75))
-    thr = max(MIN_LINE_STRENGTH, 0.3 * strong)
+    thr = max(MIN_LINE_STRENGTH, settings.line_share * strong)
     found = _peaks(lift, lo, hi, thr, settings.nms_mm)
     if found.size == 0:
         return 0.0
@@ -214,7 +227,7 @@ def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...],
     best_err = fits[0][0]
     scored: list[tuple[float, Candidate]] = []
     for err, hom, frame in fits[:settings.max_frames]:
-        if err > max(1.5 * best_err, best_err + 1.0):
+        if err > max(settings.frame_ratio * best_err, best_err + settings.frame_slack):
             break
         cands = candidates(frame)
         if not cands:
@@ -235,7 +248,8 @@ def infer_layout(image: np.ndarray, markers: tuple[MarkerHit, ...],
     second = scored[1][0] if len(scored) > 1 else 0.0
     # A poor match (bent paper smears the profiles) must win all the more clearly; the
     # grid check after it (scan.grid) then follows the bend cell by cell.
-    if top < settings.min_score or top - second < max(settings.min_margin, 0.5 * (1.0 - top)):
+    if top < settings.min_score \
+            or top - second < max(settings.min_margin, settings.margin_per_miss * (1.0 - top)):
         return None
     return Inferred(cand.spec, round(top, 3), round(second, 3), cand)
 

@@ -49,6 +49,9 @@ class InkSettings:
     # Every this many pixels each way (0.3 mm): strokes are wider. A speed choice, set by
     # hand (48d647c: about 5 ms a sheet, was 60 at every pixel).
     step_px: int = 3
+    # A box is mostly paper: this quantile of its pixels is the paper's level. Set by hand,
+    # not fitted (48d647c).
+    paper_quantile: float = 0.9
     # The grid's darkness: this percentile of a crop's margin (where its lines run), and
     # this much more taken off above it so no line survives. Set by hand, not fitted
     # (b1bd2b5; harsh bench red-ink photos: cells 94.3% -> 98.8% right with them).
@@ -64,10 +67,10 @@ class InkSettings:
 
     def __post_init__(self) -> None:
         if not all(0.0 < v < 1.0 for v in (self.ink_green, self.red_channel_bright,
-                                           self.grid_clearance)) \
+                                           self.grid_clearance, self.paper_quantile)) \
                 or not 0.0 < self.red_ink_share <= 1.0:
-            raise ValueError("ink: ink_green, red_channel_bright and grid_clearance are "
-                             "shares in (0, 1), red_ink_share in (0, 1]")
+            raise ValueError("ink: ink_green, red_channel_bright, grid_clearance and "
+                             "paper_quantile are shares in (0, 1), red_ink_share in (0, 1]")
         if not 0.0 < self.grid_percentile <= 100.0:
             raise ValueError("ink: grid_percentile is a percentile in (0, 100]")
         if self.min_ink_px < 0 or self.inner_px < 0 or self.box_inside_px < 0 \
@@ -94,7 +97,7 @@ def red_ink_share(crops: Sequence[Any], settings: InkSettings = INK) -> float:
     ink = red = 0
     for inners in by_shape.values():  # cells of a sheet share a few sizes: one pass each
         px = np.ascontiguousarray(np.stack(inners).reshape(len(inners), -1, 3).transpose(0, 2, 1))
-        k = int(0.9 * px.shape[2])  # a box is mostly paper: its 90th percentile is paper
+        k = int(settings.paper_quantile * px.shape[2])  # the paper's level
         paper = np.partition(px, k, axis=2)[:, :, k:k + 1].astype(np.float32) + 1.0
         dark = px[:, 1] < settings.ink_green * paper[:, 1]
         ink += int(dark.sum())
