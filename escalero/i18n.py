@@ -68,6 +68,20 @@ class Text:
         return f"Text({self.msgid!r})"
 
 
+class Listing(Text):
+    """Parts said one after another, comma-separated ("escalero, 3 players, A4"): each a
+    Text (said in the language) or a plain value (an id, a paper's name)."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[object]) -> None:
+        super().__init__("")
+        self.parts = parts
+
+    def text_in(self, lang: str) -> str:
+        return ", ".join(str(p.text_in(lang) if isinstance(p, Text) else p) for p in self.parts)
+
+
 # Why a file could not be read or written, for the errors a user is most likely to meet;
 # others are named as the system names them.
 OS_REASONS = {

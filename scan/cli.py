@@ -304,9 +304,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
         from escalero.scan.digit_model import READ_THREADS_ENV
 
         os.environ.setdefault(READ_THREADS_ENV, "1")
-        worst = _emit(_in_parallel(jobs, args.jobs), n, args.json)
+        worst = _emit(_in_parallel(jobs, args.jobs), n, args.json, args.lang)
     else:
-        worst = _emit(map(_scan_one, jobs), n, args.json)
+        worst = _emit(map(_scan_one, jobs), n, args.json, args.lang)
     return worst
 
 
@@ -345,14 +345,16 @@ def _in_parallel(jobs: Sequence[ScanJob], workers: int
                     yield job[0], ExitCode.INTERNAL, LOST
 
 
-def _emit(results: Any, n: int, as_json: bool) -> int:
+def _emit(results: Any, n: int, as_json: bool, lang: str | None = None) -> int:
+    from escalero.cli import error_line
+
     worst: int = ExitCode.OK
     for i, (photo, code, out) in enumerate(results, start=1):
         print(f"[{i}/{n}] {photo}", file=sys.stderr)
         if code:
             # Errors about the file itself already start with its path or name.
             prefix = "" if out.startswith((photo, Path(photo).name)) else f"{photo}: "
-            print(f"escalero scan: error: {prefix}{out}", file=sys.stderr)
+            print(error_line("scan", f"{prefix}{out}", lang), file=sys.stderr)
             if as_json:
                 print(json.dumps({"photo": photo, "error": out, "exit_code": code},
                                  ensure_ascii=False))

@@ -65,19 +65,20 @@ from escalero.scoring.house import Override
 from escalero.scoring.model import Sheet
 from escalero.scoring.report import settle_report
 
-from escalero.i18n import N_
+from escalero.i18n import N_, Listing, Text
 
 if TYPE_CHECKING:  # the sheet planner loads only when a layout is named
     from escalero.sheets.layout import LayoutSpec
 
 NO_LAYOUT = N_("sheet found, but its QR code cannot be read: name the layout with "
                "--game and --players (and --pairs, --variant, --paper if used)")
-LAYOUT_CONFLICT = ("the sheet's QR code names {code}, but its corner marks {marks}: the code "
-                   "is not this sheet's; photograph the sheet with its own code (or with "
-                   "the other one covered), or type its entries in for `escalero settle`")
-LAYOUT_NOT_AS_NAMED = ("the layout options name {named}, but the sheet's {where} names "
-                       "{sheet}: leave out --game/--players/--pairs/--variant/--paper (the "
-                       "sheet names its own layout) or photograph the sheet they describe")
+LAYOUT_CONFLICT = N_("the sheet's QR code names {code}, but its corner marks {marks}: the "
+                     "code is not this sheet's; photograph the sheet with its own code (or "
+                     "with the other one covered), or type its entries in for `escalero "
+                     "settle`")
+LAYOUT_NOT_AS_NAMED = N_("the layout options name {named}, but the sheet's {where} names "
+                         "{sheet}: leave out --game/--players/--pairs/--variant/--paper (the "
+                         "sheet names its own layout) or photograph the sheet they describe")
 # A QR code's page frame is not the marks' when another frame fits them this many times
 # better, and its own leaves more than this many px (rms) of the marks' corners unexplained.
 FRAME_RATIO, FRAME_SLACK_PX = 3.0, 1.0
@@ -218,10 +219,10 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
             code, code_serial = decode_code(qr.text)
         except SheetNotFoundError:
             if marked is not None:  # read in the sheet's own QR box: pasted over
-                raise SheetNotFoundError(LAYOUT_CONFLICT.format(
-                    code=f"no sheet ({qr.text.strip()[:40]!r})",
-                    marks=f"name {describe_spec(marked)}"),
-                    reason=Reason.LAYOUT_CONFLICT) from None
+                raise SheetNotFoundError.worded(
+                    LAYOUT_CONFLICT, reason=Reason.LAYOUT_CONFLICT,
+                    code=Text(N_("no sheet ({text!r})"), text=qr.text.strip()[:40]),
+                    marks=Text(N_("name {layout}"), layout=describe_spec(marked))) from None
             if hint is None:
                 raise
         else:
@@ -248,13 +249,13 @@ def check_code_against_marks(code: LayoutSpec, marked: LayoutSpec | None,
     one, marks of another version or a page frame the marks do not lie in."""
     from escalero.sheets.layout import SheetOptionError, build_layout, marker_ids
 
-    def conflict(marks: str) -> SheetNotFoundError:
-        return SheetNotFoundError(LAYOUT_CONFLICT.format(code=describe_spec(code), marks=marks),
-                                  reason=Reason.LAYOUT_CONFLICT)
+    def conflict(marks: Text) -> SheetNotFoundError:
+        return SheetNotFoundError.worded(LAYOUT_CONFLICT, reason=Reason.LAYOUT_CONFLICT,
+                                         code=describe_spec(code), marks=marks)
 
     if marked is not None:
         if marked != code:
-            raise conflict(f"name {describe_spec(marked)}")
+            raise conflict(Text(N_("name {layout}"), layout=describe_spec(marked)))
         return
     if len(markers) < 3:  # two marks fit any page frame: they tell nothing
         return
@@ -264,14 +265,14 @@ def check_code_against_marks(code: LayoutSpec, marked: LayoutSpec | None,
         expected = (0, 1, 2, 3)
     # One misread id is noise (the marks' own check digit refuses it); two are another print.
     if sum(h.corner is not None and h.id != expected[h.corner] for h in markers) >= 2:
-        raise conflict("are those of another print")
+        raise conflict(Text(N_("are those of another print")))
     # The page frames the marks fit (rms px, best first): the code's must be among them,
     # and no other may fit far better (A4 marks fit a Letter frame to a few px, their own
     # to under one; bent paper moves both alike).
     frame = page_frame(build_layout(code))
     err = next((fit[0] for fit in fits if fit[2] == frame), None)
     if fits and (err is None or (err > FRAME_SLACK_PX and err > FRAME_RATIO * fits[0][0])):
-        raise conflict("lie where another paper or orientation has them")
+        raise conflict(Text(N_("lie where another paper or orientation has them")))
 
 
 def check_hint(hint: LayoutSpec, fields: frozenset[str] | None, spec: LayoutSpec,
@@ -281,29 +282,28 @@ def check_hint(hint: LayoutSpec, fields: frozenset[str] | None, spec: LayoutSpec
     differ = sorted(f for f in (LAYOUT_FIELDS if fields is None else fields & LAYOUT_FIELDS)
                     if getattr(hint, f) != getattr(spec, f))
     if differ:
-        raise ScanOptionError(
-            LAYOUT_NOT_AS_NAMED.format(named=describe_spec(hint, differ),
-                                       where="QR code" if source == "qr" else "corner marks",
-                                       sheet=describe_spec(spec, differ)),
-            reason=Reason.LAYOUT_NOT_AS_NAMED)
+        raise ScanOptionError.worded(
+            LAYOUT_NOT_AS_NAMED, reason=Reason.LAYOUT_NOT_AS_NAMED,
+            named=describe_spec(hint, differ), sheet=describe_spec(spec, differ),
+            where=Text(N_("QR code") if source == "qr" else N_("corner marks")))
 
 
-def describe_spec(spec: LayoutSpec, fields: Sequence[str] | None = None) -> str:
+def describe_spec(spec: LayoutSpec, fields: Sequence[str] | None = None) -> Listing:
     """A layout in words for a message ("escalero, 3 players, weights-123, A4"): the
     `fields` given (LAYOUT_FIELDS names), else all of them."""
     from escalero.sheets.layout import LAYOUT_VERSION
 
     shown = set(LAYOUT_FIELDS if fields is None else fields)
-    words = [spec.game] if "game" in shown else []
+    words: list[object] = [spec.game] if "game" in shown else []
     if shown & {"sides", "pairs"}:
-        words.append(f"{spec.sides} {'pairs' if spec.pairs else 'players'}")
+        words.append(Text(N_("{n} pairs") if spec.pairs else N_("{n} players"), n=spec.sides))
     if "variants" in shown:
-        words.append("+".join(spec.variants) if spec.variants else "no variant")
+        words.append("+".join(spec.variants) if spec.variants else Text(N_("no variant")))
     if "paper" in shown:
         words.append(spec.paper.upper())
     if fields is None and spec.version != LAYOUT_VERSION:
-        words.append(f"layout version {spec.version}")
-    return ", ".join(words)
+        words.append(Text(N_("layout version {version}"), version=spec.version))
+    return Listing(words)
 
 
 def scan_photo(source: str | Path | bytes, options: ScanOptions = ScanOptions(),

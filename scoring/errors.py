@@ -67,9 +67,11 @@ class EscaleroError(Exception):
             self.reason = reason
 
     @classmethod
-    def worded(cls, msgid: str, /, **params: object) -> Self:
-        """The error whose text is the catalog message `msgid` with `params` filled in."""
-        err = cls(msgid.format(**params))
+    def worded(cls, msgid: str, /, *, reason: Reason | None = None,
+               **params: object) -> Self:
+        """The error whose text is the catalog message `msgid` with `params` filled in
+        (and the refusal `reason`, where it is one)."""
+        err = cls(msgid.format(**params), reason=reason)
         err.msgid, err.msg_params = msgid, params
         return err
 

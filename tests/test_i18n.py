@@ -274,3 +274,22 @@ def test_an_option_error_shows_the_usage_in_the_language_and_help_stays_english(
     with pytest.raises(SystemExit):  # argparse speaks English again after a German refusal
         escalero_main(["rules", "--game", "poker"])
     assert "invalid choice: 'poker'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_a_layout_named_against_the_sheets_own_is_refused_in_the_chosen_language(
+        capsys, lang: str) -> None:
+    photo = ROOT / "samples" / "photos" / "02-3-players.jpg"
+    english = _error_line(capsys, ["scan", str(photo), "--players", "5"], 2)
+    assert "options name 5 players, but the sheet's QR code names 3 players" in english
+    line = _error_line(capsys, ["scan", str(photo), "--players", "5", "--lang", lang], 2)
+    assert line != english and not _english_in(line, lang), line
+
+
+def test_a_batch_says_each_photos_error_in_the_chosen_language(capsys) -> None:
+    photos = [str(NO_SHEET_PHOTO), str(ROOT / "README.md")]
+    assert escalero_main(["scan", *photos, "--lang", "de"]) == 5
+    errors = [line for line in capsys.readouterr().err.splitlines() if line[:1] != "["]
+    assert len(errors) == 2, errors
+    assert all(line.startswith("escalero scan: Fehler: ") and not _english_in(line, "de")
+               for line in errors), errors

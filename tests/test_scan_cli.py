@@ -88,7 +88,7 @@ def test_every_refusal_without_parameters_has_its_german_and_spanish_words() -> 
     from escalero.scan.refusals import refusal_text
     from escalero.scoring.errors import EscaleroError, Reason
 
-    # LAYOUT_CONFLICT and LAYOUT_NOT_AS_NAMED name what was found: they stay in English.
+    # LAYOUT_CONFLICT and LAYOUT_NOT_AS_NAMED name what was found (tests/test_i18n.py).
     texts = {Reason.NO_SHEET: locate.NO_SHEET, Reason.TWO_SHEETS: locate.TWO_SHEETS,
              Reason.NO_LAYOUT: pipeline.NO_LAYOUT, Reason.TOO_SMALL: rectify.TOO_SMALL,
              Reason.TOO_BLURRED: rectify.TOO_BLURRED, Reason.OUT_OF_VIEW: rectify.OUT_OF_VIEW,
