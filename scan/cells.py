@@ -362,6 +362,17 @@ def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimu
             for c, res in zip(results, px_per_mm, strict=True)]
 
 
+def flag_blurred(results: Sequence[CellResult], blurred: bool) -> list[CellResult]:
+    """A photo more blurred than the reader was calibrated on (rectify.MAX_BLUR_MM) is
+    read, but none of its cells is certain: the verdict is held, so the written totals
+    may not vouch for a cell either (settle_held)."""
+    if not blurred:
+        return list(results)
+    hold = Decision(Pass.READING, False, note("blurred"))
+    return [replace(set_certainty(c, False, hold.why, hold.by) if c.certain else c, held=hold)
+            for c in results]
+
+
 def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
                        ) -> list[CellResult]:
     """A strike written as a 0, or a lone digit, with faint ink before it may be "40",

@@ -19,6 +19,7 @@ from escalero.i18n import pick_language, translator
 
 if TYPE_CHECKING:  # sheets.layout loads when a geometry is first built
     from escalero.sheets.layout import Layout, LayoutSpec, Marker
+    from escalero.sheets.render import PrintedLine
 
 Box = tuple[float, float, float, float]  # x_mm, y_mm, w_mm, h_mm (writable interior)
 
@@ -51,6 +52,9 @@ class SheetGeometry:
     inset_mm: float = 0.5  # printed grid lines lie this far outside each writable box
     # (side, member, box in mm) of each printed name box: the review shows their ink.
     name_boxes: tuple[tuple[int, int, Box], ...] = ()
+    # The dark print whose place the layout fixes (row labels, column heads): what the
+    # page is registered on where the grid lines do not show (scan.anchors).
+    printed_lines: tuple[PrintedLine, ...] = ()
 
     @property
     def ruleset(self) -> Ruleset:
@@ -88,6 +92,7 @@ def default_side_names(n_sides: int, pairs: bool, lang: str = "de"
 def from_layout(layout: Layout, serial: str | None = None) -> SheetGeometry:
     """Flatten a `sheets.layout.Layout`."""
     from escalero.sheets.layout import INSET_MM
+    from escalero.sheets.render import printed_lines
 
     spec = layout.spec
     slots = [Slot(c.side, c.column, c.row, _box(c.box)) for c in layout.cells]
@@ -101,6 +106,7 @@ def from_layout(layout: Layout, serial: str | None = None) -> SheetGeometry:
         serial=serial, inset_mm=INSET_MM,
         name_boxes=tuple((n.side, index % 2 if spec.pairs else 0, _box(n.box))
                          for index, n in enumerate(layout.names)),
+        printed_lines=printed_lines(layout),
     )
 
 

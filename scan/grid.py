@@ -109,6 +109,9 @@ class SnappedSlot:
     shift_mm: float  # how far the refinement moved it (largest edge move)
     edges_found: int  # 0-4 grid lines found around it
     uncertainty_mm: float = 0.0  # how far the box may still be off its printed place
+    # Per axis (x, y): placed by its own lines, and how far it may be off on that axis.
+    own: tuple[bool, bool] = (False, False)
+    axis_mm: tuple[float, float] = (0.0, 0.0)
 
 
 def _eight_bit(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -551,36 +554,37 @@ def _place(slots: tuple[Slot, ...], raw: Lines, shift: Lines, neighbours: np.nda
     slope = _bend_slope(centres, shift, neighbours, settings)
     out = []
     moves_all: list[list[float]] = []
-    uncertain: list[float] = []
+    uncertain: list[list[float]] = []
     for i in range(len(slots)):
         moves: list[float] = []
-        worst = 0.0
+        per_axis: list[float] = []
         for axis, (a, b) in enumerate(((0, 1), (2, 3))):
             if shift[i][axis] is not None:
                 moves += [float(raw[i][a]), float(raw[i][b])]  # type: ignore[arg-type]
-                worst = max(worst, settings.found_mm if raw[i][a] != raw[i][b]
-                            else settings.one_line_mm)
+                per_axis.append(settings.found_mm if raw[i][a] != raw[i][b]
+                                else settings.one_line_mm)
                 continue
             placed = placed_by_axis[axis]
             if not placed:  # no line of this direction anywhere: the homography alone
                 moves += [0.0, 0.0]
-                worst = max(worst, settings.homography_mm)
+                per_axis.append(settings.homography_mm)
                 continue
             dist = np.hypot(*(centres[placed] - centres[i]).T)
             near = np.argsort(dist)[:4]
             weights = 1.0 / (dist[near] + 1.0)
             d = float(np.sum(weights * [shift[placed[k]][axis] for k in near]) / weights.sum())
             moves += [d, d]
-            worst = max(worst, min(settings.homography_mm,
-                                   settings.found_mm + slope * float(dist.min())))
+            per_axis.append(min(settings.homography_mm,
+                                settings.found_mm + slope * float(dist.min())))
         moves_all.append(moves)
-        uncertain.append(worst)
+        uncertain.append(per_axis)
     for i, slot in enumerate(slots):
         left, right, top, bottom = moves_all[i]
         x, y, w, h = slot.box
         box = (x + left, y + top, w + right - left, h + bottom - top)
+        ux, uy = (round(v, 2) for v in uncertain[i])
         out.append(SnappedSlot(slot, box, max(abs(v) for v in moves_all[i]),
-                               2 * sum(sh is not None for sh in shift[i]),
-                               round(uncertain[i], 2)))
+                               2 * sum(sh is not None for sh in shift[i]), max(ux, uy),
+                               (shift[i][0] is not None, shift[i][1] is not None), (ux, uy)))
     return tuple(out)
 

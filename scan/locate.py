@@ -26,6 +26,7 @@ DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
 QUICK_WINDOW = 23  # px at DETECT_LONG_SIDE: the quick pass's one threshold window
 QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded
 QR_PAD_MM = 6.0  # margin around the expected QR box (quiet zone, bent paper)
+MARKER_FIT_SHARE = 0.06  # three or four markers fit a plane to this share of their size
 # The refusals' English texts are catalog msgids (escalero.i18n): scan.refusals words them.
 TWO_SHEETS = N_("two score sheets in the picture: photograph one sheet at a time "
                 "(cover or fold away the other)")
@@ -445,8 +446,10 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
         hom, err = _fit(src, dst)
         if len(used) == 4:
             hom, err, used = _drop_stray_marker(geom, used, hom, err, marker_px)
-        # A misread marker throws the fit off by far more than a pixel or two.
-        if err < max(2.0, 0.04 * marker_px):
+        # A misread marker throws the fit off by far more than a pixel or two; bent paper
+        # moves three markers' corners off one plane by up to 4% of a marker's size (pub
+        # 7600000: 2.4-2.5 px at 60 px), where the other layout's frame misfits by 17-19%.
+        if err < max(2.0, MARKER_FIT_SHARE * marker_px):
             return Placement(hom, "markers", used, None, err)
     if outline is None:
         raise SheetNotFoundError(NO_SHEET, reason=Reason.NO_SHEET)

@@ -29,6 +29,9 @@ TEXTS: Final[dict[str, str]] = {
                   "only by its shade; unsure cells are flagged, please check them"),
     "same_hand": N_("on this sheet a {written} looks like a {read}: please check"),
     "decides_payout": N_("read with certainty, but it decides the payout"),
+    "blurred": N_("the photo is blurred: please check"),
+    "blurred_photo": N_("the photo is blurred: every entry is shown for checking; a "
+                        "sharper photo (hold still, more light) is read faster"),
 }
 
 

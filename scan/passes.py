@@ -4,7 +4,7 @@ Each pass takes every cell's result and may only make a cell certain or not thro
 scan.cells.set_certainty, which records the pass and why in the cell's `reasons`:
 
     reading (the recognizer's verdict and why it gave it, CellReading.why, recorded by
-             cells.to_results; cells too small in the photo)
+             cells.to_results; cells too small in the photo; a blurred photo)
       -> second look (a faint digit before a lone mark: scan.marks)
       -> same hand (this sheet's writer draws a digit like another: scan.same_hand)
       -> placement (a box placed too loosely: grid.PlacementSettings, unless its reading
@@ -41,6 +41,7 @@ class PassContext:
     # Per cell, the placement error its reading stands (scan.shifted); empty: none shown.
     tolerated_mm: Sequence[float] = ()
     same_hand: SameHandSettings = SAME_HAND
+    blurred: bool = False  # the photo is more blurred than the reader was calibrated on
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ class CellPass:
 
 
 CELL_PASSES: tuple[CellPass, ...] = (
-    CellPass(Pass.READING, lambda results, ctx: cells.flag_small(
-        results, ctx.px_per_mm, ctx.cutting.small_px_per_mm)),
+    CellPass(Pass.READING, lambda results, ctx: cells.flag_blurred(cells.flag_small(
+        results, ctx.px_per_mm, ctx.cutting.small_px_per_mm), ctx.blurred)),
     CellPass(Pass.SECOND_LOOK, lambda results, ctx: cells.flag_hidden_digits(results, ctx.crops)),
     CellPass(Pass.SAME_HAND, lambda results, ctx: doubt_same_hand(results, ctx.crops,
                                                                   ctx.same_hand)),

@@ -18,6 +18,7 @@ import numpy as np
 from escalero.scan import cells as cells_mod
 from escalero.scan import locate, payout
 from escalero.scan.adapt import ADAPT, AdaptParams
+from escalero.scan.anchors import place_unplaced
 from escalero.scan.cells import CUTTING, TOTALS, CuttingSettings, TotalsSettings
 from escalero.scan.geometry import (
     TOTAL_ROW,
@@ -51,7 +52,7 @@ from escalero.scan.rectify import (
     rectify,
 )
 from escalero.scan.same_hand import SAME_HAND, SameHandSettings
-from escalero.scan.shifted import tolerated_mm
+from escalero.scan.shifted import reaim, tolerated_mm
 from escalero.scoring.certainty import PayoutCertainty
 from escalero.scoring.errors import (
     EscaleroError,
@@ -363,18 +364,20 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     with timer.stage("read"):
         reader = (recognizer if recognizer is not None
                   else _recognizer(options.recognizer, options.reading))
-        readings = read_cells(reader, crops, options.adapt, options.adapting)
-        tolerated = _tolerated(reader, rect, snapped, geom, options, readings, red_ink)
+        snapped, readings, crops, tolerated = _read(reader, rect, snapped, geom, options,
+                                                    crops, red_ink)
     with timer.stage("assemble"):
+        blurred = bool(rect.blur_mm > MAX_BLUR_MM)  # nan (no edge measured): not blurred
+        warnings += (note("blurred_photo").text(options.lang),) if blurred else ()
         checked = run_passes(cells_mod.to_results(snapped, readings), PassContext(
             crops, rect.slot_px_per_mm, options.cutting, options.placement, options.totals,
-            tolerated, options.same_hand))
+            tolerated, options.same_hand, blurred))
         raw, results = list(checked.unchecked), list(checked.cells)
         sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
         beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader),
                                  options.payout)
-        certainty = payout.assess(sheet, results, beliefs, options.payout)
+        certainty = _payout_certainty(sheet, results, beliefs, options, blurred)
         report["settlement"].update(certain=certainty.certain,
                                     confidence=round(certainty.confidence, 6))
         review = tuple(review_items(results, certainty, options.lang))
@@ -465,6 +468,28 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
     return geom, source, warnings
 
 
+def _payout_certainty(sheet: Sheet, results: Sequence[cells_mod.CellResult],
+                      beliefs: Sequence[Any], options: ScanOptions, blurred: bool
+                      ) -> payout.PayoutCertainty:
+    """How sure the payout is; never sure on a blurred photo, whose readings' odds the
+    recognizer was not calibrated on."""
+    certainty = payout.assess(sheet, results, beliefs, options.payout)
+    return replace(certainty, certain=False) if blurred else certainty
+
+
+def _read(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlot],
+          geom: SheetGeometry, options: ScanOptions, crops: Sequence[Any], red_ink: bool
+          ) -> tuple[list[SnappedSlot], list[Any], list[Any], list[float]]:
+    """Every cell read; those placed loosely read again at the ends of their window: a
+    certain reading that holds there stands its placement error (tolerated), an unsure
+    one takes the surest reading found there (reaimed)."""
+    readings = read_cells(reader, crops, options.adapt, options.adapting)
+    tolerated = _tolerated(reader, rect, snapped, geom, options, readings, red_ink)
+    slots, readings, cut = _reaimed(reader, rect, snapped, geom, options, readings, crops,
+                                    red_ink)
+    return slots, readings, cut, tolerated
+
+
 def _tolerated(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlot],
                geom: SheetGeometry, options: ScanOptions, readings: Sequence[Any],
                red_ink: bool) -> list[float]:
@@ -475,6 +500,20 @@ def _tolerated(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlo
 
     return tolerated_mm(snapped, readings, read_slots, options.placement.max_uncertain_mm,
                         options.placement.shifted_reach_mm)
+
+
+def _reaimed(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlot],
+             geom: SheetGeometry, options: ScanOptions, readings: Sequence[Any],
+             crops: Sequence[Any], red_ink: bool) -> tuple[list[SnappedSlot], list[Any],
+                                                          list[Any]]:
+    """scan.shifted.reaim, the moved boxes cut and read as the first reading's."""
+    def read_slots(slots: list[SnappedSlot]) -> tuple[list[Any], list[Any]]:
+        again = _cut_cells(rect, slots, geom, options)
+        again = drop_grid_by_shade(again) if red_ink else again
+        return again, list(reader.read(again))
+
+    return reaim(snapped, readings, crops, read_slots, options.placement.max_uncertain_mm,
+                 options.placement.shifted_reach_mm)
 
 
 def _cut_cells(rect: Rectified, slots: Sequence[SnappedSlot], geom: SheetGeometry,
@@ -490,11 +529,13 @@ def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: Placement
     try:
         # A layout read from the code or the fiducials' ids is certain: placement
         # degrades instead of refusing.
-        return snap_slots(page, geom, strict=source not in ("qr", "markers"), settings=settings)
+        snapped = snap_slots(page, geom, strict=source not in ("qr", "markers"),
+                             settings=settings)
     except UnreadableSheetError:
         if source == "grid":  # the guessed layout failed grid.py's own check
             raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None
         raise
+    return place_unplaced(page, geom, snapped)
 
 
 def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],

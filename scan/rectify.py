@@ -31,6 +31,10 @@ CELL_MARGIN_MM = 1.5  # ...and its margin: a crop is the writable box grown by t
 # MIN_SHEET_PX_PER_MM (median cell) is refused.
 MIN_SHEET_PX_PER_MM = 2.0
 MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
+# Beyond MAX_BLUR_MM the reader's calibration does not hold, and the sheet is read with
+# every cell unsure. At 1.2 mm a 0.4 mm pen stroke is smeared over 3 mm: a cell's digits
+# blend into one blot, which a person cannot read either (set by hand, not fitted).
+UNREADABLE_BLUR_MM = 1.2
 
 TOO_SMALL = N_("sheet too small in the photo to read safely: move closer so the sheet "
                "fills the picture")
@@ -319,8 +323,10 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
                       for m in geom.markers]
         if geom.qr_box is not None:
             blur_boxes.append(geom.qr_box)
+    # A sheet whose marks were found is read however blurred (its cells then are not
+    # certain: cells.flag_blurred); only one too blurred for a person to read is refused.
     blur = photo_blur_mm(image, hom, blur_boxes)
-    if blur is not None and blur > MAX_BLUR_MM:
+    if blur is not None and blur > UNREADABLE_BLUR_MM:
         raise UnreadableSheetError(TOO_BLURRED, reason=Reason.TOO_BLURRED)
     return Rectified(image, hom, geom.page_mm, min(res),
                      blur if blur is not None else float("nan"), res)

@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -188,6 +189,53 @@ def _draw_headings(pen: Pen, layout: Layout, lang: str) -> None:
                      font="Helvetica-Bold", align="centre")
 
 
+class PrintedLine(NamedTuple):
+    """A line of dark print whose place the layout fixes, whatever its words: the scanner
+    registers the page on these where the light-red grid does not show (scan.anchors).
+    `x` is its left edge ("left"), right edge ("right") or middle ("centre"); its capitals
+    reach from `baseline - cap` to `baseline` (mm); `width`: its words' width where they
+    are the same in every language (0: not known here)."""
+
+    x: float
+    baseline: float
+    cap: float
+    align: str
+    width: float = 0.0
+
+
+def _label_baseline(box: Box, size: float, detail: bool) -> float:
+    """One line centred on its box, or the name above a smaller detail line."""
+    return box.centre[1] + (size * CAP_HALF_MM_PER_PT if not detail else -DETAIL_RAISE_MM)
+
+
+def printed_lines(layout: Layout) -> tuple[PrintedLine, ...]:
+    """Where the row labels' names and face notes, "Summe" and the column heads are
+    printed (as _draw_row_labels and _draw_headings draw them; a line's words may shrink
+    to fit, never its left or right edge or its baseline)."""
+    rules = layout.ruleset
+    out = []
+    for row_id, box in layout.row_labels:
+        if row_id == TOTAL_ROW:
+            out.append(PrintedLine(box.x + LABEL_PAD_MM, box.centre[1] + TOTAL_BASELINE_MM,
+                                   9.5 * 2 * CAP_HALF_MM_PER_PT, "left"))
+            continue
+        _name, detail, face = texts.row_label(rules, row_id, "en")
+        size = min(10.0, box.h * 0.95)
+        base = _label_baseline(box, size, bool(detail))
+        out.append(PrintedLine(box.x + LABEL_PAD_MM, base, size * 2 * CAP_HALF_MM_PER_PT,
+                               "left"))
+        if face:
+            out.append(PrintedLine(box.right - LABEL_PAD_MM, base,
+                                   size * 2 * CAP_HALF_MM_PER_PT, "right"))
+    heads = texts.column_heads(rules.columns)
+    for _, column, box in layout.column_heads:
+        if heads[column]:
+            out.append(PrintedLine(box.centre[0], box.bottom - HEAD_BASELINE_MM,
+                                   8 * 2 * CAP_HALF_MM_PER_PT, "centre",
+                                   stringWidth(heads[column], "Helvetica-Bold", 8) / mm))
+    return tuple(out)
+
+
 def _draw_row_labels(pen: Pen, layout: Layout, lang: str) -> None:
     """Each row's name (with its face note and detail line) and "Summe"."""
     rules = layout.ruleset
@@ -198,8 +246,7 @@ def _draw_row_labels(pen: Pen, layout: Layout, lang: str) -> None:
             pen.text(box.x + LABEL_PAD_MM, box.centre[1] + TOTAL_BASELINE_MM, name, 9.5,
                      font="Helvetica-Bold", max_w=box.w - 2 * LABEL_PAD_MM)
             continue
-        # One line centred, or name above a smaller detail line (values, "serv.").
-        base = box.centre[1] + (size * CAP_HALF_MM_PER_PT if not detail else -DETAIL_RAISE_MM)
+        base = _label_baseline(box, size, bool(detail))
         pen.text(box.x + LABEL_PAD_MM, base, name, size, font="Helvetica-Bold",
                  max_w=box.w - (FACE_ROOM_MM if face else 2 * LABEL_PAD_MM))
         if face:

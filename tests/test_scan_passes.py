@@ -79,6 +79,16 @@ def test_every_decision_is_recorded_with_its_pass() -> None:
     assert total.certain and total.reasons == (Decision(Pass.READING, True),)
 
 
+def test_a_blurred_photo_is_read_with_no_cell_certain() -> None:
+    """A total that agrees may not vouch for a cell of a blurred photo: the hold stands."""
+    cells = [_cell("nines", 3, 0.999, True), _cell("tens", 4, 0.999, True),
+             _cell(TOTAL_ROW, 7, 0.999, True)]
+    run = run_passes(cells, replace(_context(3), blurred=True))
+    assert not any(c.certain for c in run.cells)
+    assert {c.note.key for c in run.cells if c.note is not None} == {"blurred"}
+    assert [c.value for c in run.cells] == [3, 4, 7]  # read as they were, only not sure
+
+
 def test_the_totals_check_works_on_a_column() -> None:
     column = Column((_cell("nines", 3, 0.999, True), _cell("tens", 4, 0.9, False, [(6, 0.05)])),
                     _cell(TOTAL_ROW, 7, 0.999, True))

@@ -7,7 +7,8 @@ import pytest
 from escalero.scan import locate
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import snap_slots
-from escalero.scan.rectify import MAX_BLUR_MM, rectify
+from escalero.scan.pipeline import ScanOptions, scan_image
+from escalero.scan.rectify import MAX_BLUR_MM, UNREADABLE_BLUR_MM, rectify
 from escalero.scoring.errors import Reason, UnreadableSheetError
 from escalero.sheets.layout import LayoutSpec
 from scan_support import photo_with_truth, written_sheet
@@ -36,11 +37,23 @@ def test_sharp_sheet_is_accepted_and_grid_found(page) -> None:
     assert max(s.shift_mm for s in snapped) < 0.5  # the true homography needs no snapping
 
 
-def test_blurred_sheet_is_refused(page) -> None:
-    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=7.0)
+def test_a_sheet_too_blurred_for_its_marks_is_refused(page) -> None:
+    photo, _ = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=7.0)
     with pytest.raises(UnreadableSheetError, match="blurred") as err:
-        rectify(photo, _true_hom(hom), GEOM)
+        scan_image(photo)
     assert err.value.reason == Reason.TOO_BLURRED
+
+
+def test_a_blurred_sheet_whose_marks_are_read_is_read_with_every_cell_unsure(page) -> None:
+    """Beyond MAX_BLUR_MM the reader's calibration does not hold: the sheet is read, not
+    refused, but no cell and no payout is certain, and the photo's blur is said."""
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=3.5)
+    rect = rectify(photo, _true_hom(hom), GEOM)
+    assert MAX_BLUR_MM < rect.blur_mm < UNREADABLE_BLUR_MM
+    result = scan_image(photo)
+    assert not any(c.certain for c in result.cells)
+    assert not result.certainty.certain
+    assert any("blurred" in w for w in scan_image(photo, ScanOptions(lang="en")).warnings)
 
 
 def test_tiny_sheet_is_refused(page) -> None:
