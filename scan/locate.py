@@ -9,7 +9,7 @@ the markers (or the QR code) say which corner is which.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -318,13 +318,20 @@ def _qr_variants(image: np.ndarray, hom: np.ndarray, box: tuple[float, float, fl
         yield crop, to_crop, detector
 
 
-def _qr_in_frames(image: np.ndarray, fits: Fits) -> QrHit | None:
-    """Decode the QR code where each fitting page frame puts it (a small local warp)."""
+def _qr_in_frames(image: np.ndarray, fits: Fits,
+                  ours: Callable[[str], bool] | None = None) -> QrHit | None:
+    """Decode the QR code where each fitting page frame puts it (a small local warp).
+
+    Only in the frame the marks fit best is the QR box the sheet's own: a text that is
+    not one of our codes (`ours`) read where a worse-fitting frame puts it (the print
+    around the marks, decoded as a stray code: pub 7700000-162) is no code of this sheet."""
     detectors = _detectors()
-    for _err, hom, frame in fits[:2]:
+    for rank, (_err, hom, frame) in enumerate(fits[:2]):
         for crop, to_crop, name in _qr_variants(image, hom, frame.qr_box,
                                                 zxing=detectors["zxing"] is not None):
             text, points = _decode(detectors, name, crop)
+            if rank > 0 and ours is not None and text and not ours(text):
+                continue
             if text and points is not None:
                 back = cv2.perspectiveTransform(points.reshape(-1, 1, 2), np.linalg.inv(to_crop))
                 return QrHit(text, back.reshape(4, 2).astype(np.float32))
@@ -333,14 +340,16 @@ def _qr_in_frames(image: np.ndarray, fits: Fits) -> QrHit | None:
 
 def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
             frames: Sequence[PageFrame] = (), search: bool = True,
-            fits: Fits | None = None) -> QrHit | None:
+            fits: Fits | None = None, ours: Callable[[str], bool] | None = None
+            ) -> QrHit | None:
     """Decode the sheet's QR code: where the page frames put it, else (with `search`)
     search the photo. A sheet whose markers name its layout needs no search: the code
     would add only its serial, and the search costs a second where the code is unreadable.
-    `fits`: frame_fits(markers, frames), when already at hand.
+    `fits`: frame_fits(markers, frames), when already at hand; `ours`: whether a text is
+    one of this project's codes (see _qr_in_frames).
     """
     gray = gray_of(image)
-    hit = _qr_in_frames(gray, frame_fits(markers, frames) if fits is None else fits)
+    hit = _qr_in_frames(gray, frame_fits(markers, frames) if fits is None else fits, ours)
     if hit is not None or not search:
         return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []

@@ -243,6 +243,17 @@ def resolve_geometry(qr: locate.QrHit | None, hint: Any, found_something: bool,
     raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT)
 
 
+def is_our_code(text: str) -> bool:
+    """Whether a QR code's text is one of this project's sheet codes."""
+    from escalero.sheets.layout import decode_code
+
+    try:
+        decode_code(text)
+    except SheetNotFoundError:
+        return False
+    return True
+
+
 def check_code_against_marks(code: LayoutSpec, marked: LayoutSpec | None,
                              markers: tuple[locate.MarkerHit, ...], fits: locate.Fits) -> None:
     """Refuse (Reason.LAYOUT_CONFLICT) a QR code that is not the sheet's: it names another
@@ -415,7 +426,7 @@ def _locate(image: np.ndarray, timer: _Timer) -> Located:
         marked = found["marked"] = locate.layout_from_markers(markers, fits)
     with timer.stage("qr"):
         qr = found["qr"] = locate.read_qr(gray, markers, page_frames(),
-                                          search=marked is None, fits=fits)
+                                          search=marked is None, fits=fits, ours=is_our_code)
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):

@@ -6,6 +6,7 @@ spec pasted over the printed one."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from escalero.scan.pipeline import ScanOptionError, ScanOptions, scan_photo
 from escalero.scoring.errors import Reason, SheetNotFoundError
@@ -114,3 +115,36 @@ def test_the_command_line_refuses_with_one_line_and_its_exit_code(tmp_path, caps
     own.write_bytes(_photo(THREE))
     assert main(["scan", str(own), "--players", "2"]) == 2  # the sheet names 3
     assert "--players" in capsys.readouterr().err
+
+
+def test_a_stray_text_where_a_worse_frame_puts_the_code_is_no_code(monkeypatch) -> None:
+    """Only the frame the marks fit best holds the sheet's own QR box: a text that is not
+    ours, decoded where the second frame puts the code (the print there read as a stray
+    code), is dropped; the same text in the best frame's box is returned (and refused as
+    pasted over by resolve_geometry)."""
+    from escalero.scan import locate
+    from escalero.scan.pipeline import is_our_code
+
+    best = (0.5, np.eye(3), _Frame((0, 0, 10, 10)))
+    worse = (3.0, np.eye(3), _Frame((50, 0, 10, 10)))
+    texts = {(0, 0): "", (50, 0): "48747"}
+
+    def variants(image, hom, box, zxing=True):
+        yield np.zeros((4, 4), np.uint8) + box[0], np.eye(3), "plain"
+
+    def decode(detectors, name, crop):
+        text = texts[(int(crop[0, 0]), 0)]
+        return text, (np.zeros((4, 2), np.float32) if text else None)
+
+    monkeypatch.setattr(locate, "_qr_variants", variants)
+    monkeypatch.setattr(locate, "_decode", decode)
+    image = np.zeros((8, 8), np.uint8)
+    assert locate._qr_in_frames(image, [best, worse], is_our_code) is None
+    texts[(0, 0)] = "48747"
+    hit = locate._qr_in_frames(image, [best, worse], is_our_code)
+    assert hit is not None and hit.text == "48747"
+
+
+class _Frame:
+    def __init__(self, qr_box) -> None:
+        self.qr_box = qr_box
