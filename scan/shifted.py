@@ -26,9 +26,11 @@ from dataclasses import replace
 from typing import Any
 
 from escalero.scan.grid import SnappedSlot
+from escalero.scan.recognize import lowered
 
 # The four moves of a box, as multiples of its uncertainty (x, y).
 MOVES = ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0))
+MOVE_NAMES = ("right", "left", "down", "up")
 
 
 def cells_to_try(snapped: Sequence[SnappedSlot], readings: Sequence[Any], least_mm: float,
@@ -68,7 +70,7 @@ def tolerated_mm(snapped: Sequence[SnappedSlot], readings: Sequence[Any],
     return out
 
 
-# A moved box's reading replaces an unsure first reading only this much surer: fitted by
+# A moved box's reading replaces an unsure first reading only this much surer: set by
 # hand on pub 7600000 (first 40 photos), where boxes placed by the homography alone lay
 # up to 7 mm off and the first reading of a cut-off digit said "empty" or "struck".
 REAIM_GAIN = 0.2
@@ -98,5 +100,7 @@ def reaim(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequen
         j = max(range(k * len(MOVES), (k + 1) * len(MOVES)), key=lambda j: again[j].confidence)
         if again[j].confidence >= readings[i].confidence + REAIM_GAIN:
             slots[i], cut[i] = boxes[j], again_crops[j]
-            out[i] = replace(again[j], certain=False)
+            out[i] = lowered(again[j], f"read with the box moved {MOVE_NAMES[j % len(MOVES)]} "
+                                       f"by {snapped[i].uncertainty_mm:.1f} mm (the box had "
+                                       f"cut the writing off): still unsure")
     return slots, out, cut
