@@ -80,7 +80,8 @@ class EscaleroError(Exception):
         """The error whose text is `text`: a Text (what a ValueError of the rules carries)
         is said in any language, a str as it is."""
         if isinstance(text, Text):
-            return cls.worded(text.msgid, **text.params)
+            params: dict[str, Any] = dict(text.params)  # a Text's params never hold `reason`
+            return cls.worded(text.msgid, **params)
         return cls(text)
 
     def text_in(self, lang: str) -> str:
