@@ -184,50 +184,79 @@ def _draw_block(rng: np.random.Generator, draw: ImageDraw.ImageDraw, xs: list[fl
 
 
 def _draw_hand(rng: np.random.Generator, draw: ImageDraw.ImageDraw, xs: list[float],
-               ys: list[float], ppm: float) -> None:
-    """Draw a hand-ruled table's wobbly, slanted, overshooting lines in one pen."""
+               ys: list[float], ppm: float) -> tuple[list[Any], list[Any]]:
+    """Draw a hand-ruled table's wobbly, slanted, overshooting lines in one pen; returns
+    each vertical line's x at a y and each horizontal line's y at an x (mm), as drawn."""
     pen = ((150, 62, 22), (38, 34, 32), (120, 48, 35), (20, 20, 20))[int(rng.integers(4))]
     width = float(rng.uniform(0.3, 0.6))
     slant = float(rng.uniform(-0.012, 0.012))
     height = ys[-1] - ys[0]
+    verticals: list[Any] = []
     for x in xs:
         over = rng.uniform(0.5, 6.0, 2)
         t = np.linspace(0, 1, 40)
         wob = _wobble(rng, height, 0.5)
-        yy = (ys[0] - over[0]) + t * (height + over.sum())
-        xx = x + wob(t) + slant * (yy - ys[0]) + float(rng.uniform(-0.4, 0.4))
+        start, run = ys[0] - over[0], height + over.sum()
+        yy = start + t * run
+        shift = float(rng.uniform(-0.4, 0.4))
+        xx = x + wob(t) + slant * (yy - ys[0]) + shift
+        verticals.append(lambda y, x=x, wob=wob, start=start, run=run, shift=shift:
+                         x + wob((y - start) / run) + slant * (y - ys[0]) + shift)
         _draw_line(draw, np.stack([xx, yy], 1), ppm, pen,
                    width * float(rng.uniform(0.85, 1.15)))
     w_all = xs[-1] - xs[0]
+    horizontals: list[Any] = []
     for y in ys:
         over = rng.uniform(0.5, 8.0, 2)
         t = np.linspace(0, 1, 60)
         wob = _wobble(rng, w_all, 0.6)
-        xx = (xs[0] - over[0]) + t * (w_all + over.sum())
-        yy = y + wob(t) - slant * (xx - xs[0]) + float(rng.uniform(-0.4, 0.4))
+        start, run = xs[0] - over[0], w_all + over.sum()
+        xx = start + t * run
+        shift = float(rng.uniform(-0.4, 0.4))
+        yy = y + wob(t) - slant * (xx - xs[0]) + shift
+        horizontals.append(lambda x, y=y, wob=wob, start=start, run=run, shift=shift:
+                           y + wob((x - start) / run) - slant * (x - xs[0]) + shift)
         _draw_line(draw, np.stack([xx, yy], 1), ppm, pen,
                    width * float(rng.uniform(0.85, 1.15)))
+    return verticals, horizontals
+
+
+Lines = tuple[list[Any], list[Any]]  # each vertical line's x(y), horizontal line's y(x), mm
+
+
+def _cell(xs: list[float], ys: list[float], lines: Lines | None, j: int, i: int,
+          inset: float) -> tuple[float, float, float, float]:
+    """The writable box between vertical lines j, j + 1 and horizontal lines i, i + 1,
+    where those lines were drawn (at the cell's middle): people write inside the cells
+    they ruled, not inside the ones they meant to rule."""
+    left, right, top, bottom = xs[j], xs[j + 1], ys[i], ys[i + 1]
+    if lines is not None:
+        xm, ym = (left + right) / 2, (top + bottom) / 2
+        verticals, horizontals = lines
+        left, right = float(verticals[j](ym)), float(verticals[j + 1](ym))
+        top, bottom = float(horizontals[i](xm)), float(horizontals[i + 1](xm))
+    return (left + inset, top + inset, right - left - 2 * inset, bottom - top - 2 * inset)
 
 
 def _table_boxes(kind: str, sides: int, page_mm: tuple[float, float], xs: list[float],
-                 ys: list[float]) -> Table:
-    """The table's writable boxes (cells, side names, row labels) inside its lines."""
+                 ys: list[float], lines: Lines | None = None) -> Table:
+    """The table's writable boxes (cells, side names, row labels) inside its lines (as
+    drawn, where `lines` gives them; else straight at xs and ys)."""
     # Writable boxes: inside the lines by the line's half width and a little air.
     inset = 0.9 if kind == "hand" else 0.6
     cells: dict[tuple[int, int, str], tuple[float, float, float, float]] = {}
     rows = (*get_ruleset("escalero", ()).row_ids, TOTAL_ROW)
     for s in range(sides):
         for c in range(3):
-            j = 1 + 3 * s + c
             for r, row in enumerate(rows):
-                cells[(s, c, row)] = (xs[j] + inset, ys[r + 1] + inset,
-                                      xs[j + 1] - xs[j] - 2 * inset,
-                                      ys[r + 2] - ys[r + 1] - 2 * inset)
-    names = tuple((xs[1 + 3 * s] + inset, ys[0] + inset, xs[4 + 3 * s] - xs[1 + 3 * s] - 2 * inset,
-                   ys[1] - ys[0] - 2 * inset) for s in range(sides))
-    labels_boxes = tuple((xs[0] + inset, ys[r + 1] + inset, xs[1] - xs[0] - 2 * inset,
-                          ys[r + 2] - ys[r + 1] - 2 * inset) for r in range(len(rows)))
-    return Table(page_mm, cells, names, labels_boxes)
+                cells[(s, c, row)] = _cell(xs, ys, lines, 1 + 3 * s + c, r + 1, inset)
+    names = []
+    for s in range(sides):
+        first, last = _cell(xs, ys, lines, 1 + 3 * s, 0, inset), \
+            _cell(xs, ys, lines, 3 + 3 * s, 0, inset)
+        names.append((first[0], first[1], last[0] + last[2] - first[0], first[3]))
+    labels_boxes = tuple(_cell(xs, ys, lines, 0, r + 1, inset) for r in range(len(rows)))
+    return Table(page_mm, cells, tuple(names), labels_boxes)
 
 
 def draw_table(rng: np.random.Generator, kind: str, sides: int, page_mm: tuple[float, float],
@@ -241,12 +270,13 @@ def draw_table(rng: np.random.Generator, kind: str, sides: int, page_mm: tuple[f
     if squared:
         _draw_squares(rng, draw, paper, page_mm, size, ppm)
     xs, ys = _plan_table(rng, kind, sides, page_mm, squared)
+    lines = None
     if kind == "block":
         _draw_block(rng, draw, xs, ys, ppm)
     else:
-        _draw_hand(rng, draw, xs, ys, ppm)
+        lines = _draw_hand(rng, draw, xs, ys, ppm)
     page = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
-    return page, _table_boxes(kind, sides, page_mm, xs, ys)
+    return page, _table_boxes(kind, sides, page_mm, xs, ys, lines)
 
 
 def _px(box: tuple[float, float, float, float], ppm: float) -> tuple[int, int, int, int]:

@@ -61,6 +61,8 @@ class RuledSettings:
     cover: float = 0.7
     strips: int = 28  # strips across the page in each direction (~8 mm apart on A4)
     link_share: float = 0.004  # a line moves at most this share of the side per strip
+    # A line's darkness from strip to strip stays within this factor of where it started.
+    link_level: float = 2.0
     min_span: float = 0.75  # a table line runs through this share of the longest at least
     min_rows: int = 11  # game rows (10 and the total) under at most this many headers
     max_header_rows: int = 2
@@ -176,7 +178,7 @@ def lines_outline(image: np.ndarray) -> np.ndarray | None:
     rot = np.array([[c, s_], [-s_, c]])  # photo -> the lines' frame
     pts = np.concatenate([seg[:, :2], seg[:, 2:]]) @ rot.T
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    pad = 0.03 * (hi - lo)
+    pad = 0.06 * (hi - lo)
     lo, hi = lo - pad, hi + pad
     box = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
     return (box @ rot).astype(np.float32) / scale
@@ -272,31 +274,89 @@ def _tracks(line_map: np.ndarray, axis: int, settings: RuledSettings
     tracks: list[Track] = []
     seeds = sorted(((v, k, i) for k, peaks in enumerate(found) for i, (_, v) in enumerate(peaks)),
                    reverse=True)
-    for level, start, index in seeds:
+    for _, start, index in seeds:
         if (start, index) in taken:
             continue
-        track: Track = {start: found[start][index][0]}
-        members = [(start, index)]
-        for step in (1, -1):
-            last, k, misses = found[start][index][0], start + step, 0
-            while 0 <= k < settings.strips and misses <= 2:
-                # The same line: near where it was, about as dark (a paper's light
-                # pattern next to a table's line is neither the one nor the other).
-                cands = [(abs(p - last), i) for i, (p, v) in enumerate(found[k])
-                         if (k, i) not in taken and abs(p - last) <= reach * (1 + 0.5 * misses)
-                         and 0.5 * level <= v <= 2.0 * level]
-                if cands:
-                    i = min(cands)[1]
-                    last = track[k] = found[k][i][0]
-                    members.append((k, i))
-                    misses = 0
-                else:
-                    misses += 1
-                k += step
+        track, members = _link(found, start, index, taken, reach, settings)
         if len(track) >= 3:
             tracks.append(track)
             taken.update(members)
-    return tracks, centres
+    return _joined(tracks, reach), centres
+
+
+def _joined(tracks: list[Track], reach: float) -> list[Track]:
+    """The tracks with the pieces of one line joined: a pen's line that fades along the
+    page (or crosses a heavy stroke) is followed in pieces of unlike darkness; a piece
+    that lies where a longer track runs (between its samples, or a few strips past its
+    end), in strips it has none of, is the same line."""
+    out = sorted(tracks, key=len, reverse=True)
+    i = 0
+    while i < len(out):
+        a = out[i]
+        j = i + 1
+        while j < len(out):
+            if _continues(a, out[j], reach):
+                a.update(out.pop(j))
+                j = i + 1  # the longer line may now reach pieces passed over
+            else:
+                j += 1
+        i += 1
+    return out
+
+
+def _continues(a: Track, b: Track, reach: float, max_gap: int = 4) -> bool:
+    """Whether track `b` lies on the course of track `a` (see _joined): where it runs
+    between `a`'s samples, near `a` throughout; past an end of `a`, its sample nearest
+    that end near where `a` is carried on to it (further on, `b` follows itself)."""
+    if a.keys() & b.keys():
+        return False
+    ka = np.array(sorted(a), np.float64)
+    va = np.array([a[int(k)] for k in ka])
+    inside = [k for k in b if ka[0] < k < ka[-1]]
+    before, after = [k for k in b if k < ka[0]], [k for k in b if k > ka[-1]]
+    checks = [(k, float(np.interp(k, ka, va))) for k in inside]
+    for outside, end in ((before, slice(0, 3)), (after, slice(-3, None))):
+        if not outside:
+            continue
+        k = max(outside) if end.start == 0 else min(outside)
+        near = 0 if end.start == 0 else -1
+        slope = float(np.polyfit(ka[end], va[end], 1)[0]) if len(ka) >= 3 else 0.0
+        checks.append((k, float(va[near] + slope * (k - ka[near]))))
+    for k, want in checks:
+        gap = float(np.abs(ka - k).min())
+        if gap > max_gap or abs(b[k] - want) > reach * (1 + 0.5 * (gap - 1)):
+            return False
+    return True
+
+
+def _link(found: list[list[tuple[float, float]]], start: int, index: int,
+          taken: set[tuple[int, int]], reach: float, settings: RuledSettings
+          ) -> tuple[Track, list[tuple[int, int]]]:
+    """The line through peak `index` of strip `start`, followed both ways strip by strip:
+    in each, the free peak nearest to where the line was, within `reach` (more after a
+    strip it was not seen in) and about as dark as where it started (a paper's light
+    pattern next to a table's line, or a heavy stroke on it, is neither the one nor the
+    other; a line that fades is followed in pieces, see _joined)."""
+    levels = [found[start][index][1]]
+    track: Track = {start: found[start][index][0]}
+    members = [(start, index)]
+    for step in (1, -1):
+        last, k, misses = found[start][index][0], start + step, 0
+        while 0 <= k < settings.strips and misses <= 2:
+            level = float(np.median(levels))
+            cands = [(abs(p - last), i) for i, (p, v) in enumerate(found[k])
+                     if (k, i) not in taken and abs(p - last) <= reach * (1 + 0.5 * misses)
+                     and level / settings.link_level <= v <= level * settings.link_level]
+            if cands:
+                i = min(cands)[1]
+                last = track[k] = found[k][i][0]
+                members.append((k, i))
+                levels.append(found[k][i][1])
+                misses = 0
+            else:
+                misses += 1
+            k += step
+    return track, members
 
 
 def _at(track: Track, centres: np.ndarray, where: np.ndarray | float) -> np.ndarray:
@@ -304,6 +364,11 @@ def _at(track: Track, centres: np.ndarray, where: np.ndarray | float) -> np.ndar
     samples and carried on past its ends."""
     ks = sorted(track)
     return np.asarray(np.interp(where, centres[ks], [track[k] for k in ks]))
+
+
+def _reach(track: Track) -> int:
+    """The strips a track runs through, from its first to its last."""
+    return max(track) - min(track) + 1
 
 
 def _span(track: Track, centres: np.ndarray, half: float) -> tuple[float, float]:
@@ -390,10 +455,12 @@ def _table_lines(rows: list[Track], cols: list[Track], sx: np.ndarray, sy: np.nd
         rows = [t for t in rows if _strength(t, sx, maps[0], 0) > 1.2 * pattern]
         cols = [t for t in cols if _strength(t, sy, maps[1], 1) > 1.2 * pattern]
     # The table's lines run its whole width (height): far longer than a stroke of ink.
-    longest_r = max((len(t) for t in rows), default=0)
-    longest_c = max((len(t) for t in cols), default=0)
-    rows = [t for t in rows if len(t) >= settings.min_span * longest_r]
-    cols = [t for t in cols if len(t) >= settings.min_span * longest_c]
+    # (Its strips from first to last: a wobbly line missed in a strip here and there
+    # runs as far.)
+    longest_r = max((_reach(t) for t in rows), default=0)
+    longest_c = max((_reach(t) for t in cols), default=0)
+    rows = [t for t in rows if _reach(t) >= settings.min_span * longest_r]
+    cols = [t for t in cols if _reach(t) >= settings.min_span * longest_c]
     r_idx, c_idx = list(range(len(rows))), list(range(len(cols)))
     for _ in range(6):
         if len(r_idx) < 2 or len(c_idx) < 2:
@@ -448,7 +515,7 @@ def _pass(image: np.ndarray, outline: np.ndarray, settings: RuledSettings,
     return out
 
 
-def table_frame(table: RuledTable, pad: float = 0.1) -> np.ndarray:
+def table_frame(table: RuledTable, pad: float = 0.2) -> np.ndarray:
     """The table's outer lines' corners (photo px), `pad` of its size farther out: a
     frame square to the table, whatever the paper's outline did."""
     sx, sy = table.strip_x, table.strip_y
@@ -767,27 +834,76 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
     if not sheets:
         return None
     painted = paint_lines(image, sheets[0].table, sheets[0].scale, settings)
-    best = max(sheets, key=lambda sh: upright_score(painted, sh, reader)) \
-        if len(sheets) > 1 else sheets[0]
+    best = _upright(painted, sheets, reader, lang)
     return best, painted, Placement(best.homography, "ruled", (), best.outline, 0.0)
 
 
-# The rows read to tell the table's way up: the last game rows and the totals hold
-# numbers of two or three digits in most cells, few of which read as digits upside down.
-UPRIGHT_ROWS = ("straight", "full_house", "poker", "full", TOTAL_ROW)
+@dataclass(frozen=True)
+class Upright:
+    """How a foreign sheet reads one way up (upright)."""
+
+    agree: int  # columns whose written total is the sum of their entries as read
+    totals: int  # columns whose total reads as a number
+    confidence: float  # the written cells' mean confidence as numbers (struck counts 0)
+
+    @property
+    def score(self) -> float:
+        return self.agree + self.confidence
 
 
-def upright_score(photo: np.ndarray, sheet: ForeignSheet, reader: Any) -> float:
-    """How surely `reader` reads the written cells of a few rows (UPRIGHT_ROWS) with the
-    sheet this way up: the share read certain, then their mean confidence."""
+# Two ways up whose scores lie closer than this leave the mapping in doubt (the wrong way
+# up scores 0.0-0.2 on the hand and block sets, the right way 0.7 or more).
+DOUBT_GAP = 0.3
+DOUBT = N_("The table's rows and sides could not be told for sure (its written totals match "
+           "none of its columns, or it reads about as well the other way up): every cell is "
+           "marked for checking.")
+
+
+def _upright(painted: np.ndarray, sheets: list[ForeignSheet], reader: Any, lang: str
+             ) -> ForeignSheet:
+    """Of the ways up the table fits, the one that reads best (upright); where its
+    written totals match none of its columns, or another way up reads about as well, the
+    mapping is in doubt: every box is then as unsure as a row is high (flagged for
+    review), and a warning says so."""
+    if reader is None:
+        return sheets[0]
+    ranked = sorted(((upright(painted, sh, reader), i) for i, sh in enumerate(sheets)),
+                    key=lambda r: -r[0].score)
+    (best, i), rest = ranked[0], ranked[1:]
+    sheet = sheets[i]
+    doubt = (best.totals > 0 and best.agree == 0) or \
+        bool(rest and best.score - rest[0][0].score < DOUBT_GAP)
+    if not doubt:
+        return sheet
+    snapped = tuple(replace(s, uncertainty_mm=max(s.uncertainty_mm, ROW_MM))
+                    for s in sheet.snapped)
+    text = translator(pick_language(lang)).gettext(DOUBT)
+    return replace(sheet, snapped=snapped, warnings=(*sheet.warnings, text))
+
+
+def upright(photo: np.ndarray, sheet: ForeignSheet, reader: Any) -> Upright:
+    """How well `reader` (a scan.recognize.Recognizer) reads the sheet this way up: the
+    columns whose written total is the sum of their entries as read (upside down or on
+    its side hardly any is), and the mean confidence of its written cells as numbers (a
+    struck cell counts 0: a stroke reads as struck either way up, and so do many digits
+    upside down)."""
     from escalero.scan.cells import cut_crops
     from escalero.scan.rectify import rectify
 
-    picked = [s for s in sheet.snapped if s.slot.row in UPRIGHT_ROWS]
     rect = rectify(photo, sheet.homography, sheet.geometry, [])
-    crops = cut_crops(rect, picked, sheet.geometry)
-    readings = [r for r in reader.read(crops) if r.kind != "empty"]
-    if not readings:
-        return 0.0
-    return float(np.mean([r.certain for r in readings])
-                 + 0.01 * np.mean([r.confidence for r in readings]))
+    readings = list(reader.read(cut_crops(rect, list(sheet.snapped), sheet.geometry)))
+    written = [r for r in readings if r.kind != "empty"]
+    if not written:
+        return Upright(0, 0, 0.0)
+    sums: dict[tuple[int, int], int] = {}
+    totals: dict[tuple[int, int], Any] = {}
+    for s, r in zip(sheet.snapped, readings, strict=True):
+        key = (s.slot.side, s.slot.column)
+        if s.slot.row == TOTAL_ROW:
+            totals[key] = r.value
+        else:
+            sums[key] = sums.get(key, 0) + (r.value if isinstance(r.value, int) else 0)
+    numbers = {k: t for k, t in totals.items() if isinstance(t, int) and t > 0}
+    agree = sum(t == sums.get(k) for k, t in numbers.items())
+    return Upright(agree, len(numbers), float(np.mean([r.confidence if r.kind == "value"
+                                                       else 0.0 for r in written])))

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 import pytest
 from escalero.samples.foreign import draw_table
 from escalero.scan import ruled
+from escalero.scan.cells import CellCrop
 from escalero.scan.geometry import TOTAL_ROW
+from escalero.scan.recognize import CellReading
 
 PPM = 5.0  # px per mm of the drawn test pages
 
@@ -92,3 +96,65 @@ def test_settings_are_validated() -> None:
         ruled.RuledSettings(min_darkness=1.5)
     with pytest.raises(ValueError, match="strips"):
         ruled.RuledSettings(strips=3)
+
+
+def _ruled_page(tone: Callable[[int, float], int]) -> tuple[np.ndarray, np.ndarray]:
+    """A plain table (13 row lines, 8 column lines) on white paper, each row line drawn
+    in pieces whose grey `tone(line, share of the way across)` gives."""
+    page = np.full((1000, 700, 3), 245, np.uint8)
+    xs = np.linspace(60, 640, 8).round().astype(int)
+    ys = np.linspace(150, 850, 13).round().astype(int)
+    for x in xs:
+        cv2.line(page, (int(x), int(ys[0]) - 5), (int(x), int(ys[-1]) + 5), (90, 90, 90), 2)
+    for i, y in enumerate(ys):
+        edges = np.linspace(xs[0] - 5, xs[-1] + 5, 11).round().astype(int)
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            g = tone(i, (a - edges[0]) / (edges[-1] - edges[0]))
+            cv2.line(page, (int(a), int(y)), (int(b), int(y)), (g, g, g), 2)
+    framed = cv2.copyMakeBorder(page, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(60, 50, 40))
+    outline = np.array([[40, 40], [740, 40], [740, 1040], [40, 1040]], np.float32)
+    return framed, outline
+
+
+def test_a_line_that_fades_along_the_page_is_one_line() -> None:
+    """A pen's line darkens and fades along the page by more than twice: on every other
+    row line the dark start gives way to a faint rest. Each is still one line."""
+    image, outline = _ruled_page(lambda i, t: 40 if i % 2 and t < 0.3 else
+                                 165 if i % 2 else 110)
+    tables = ruled.find_tables(image, outline)
+    assert {(len(t.rows), len(t.cols)) for t in tables} == {(13, 8)}
+
+
+class _Reads:
+    """A stand-in reader: every entry reads as `entry`, every total as `total`, surely."""
+
+    def __init__(self, entry: int, total: int) -> None:
+        self.entry, self.total = entry, total
+
+    def read(self, crops: list[CellCrop]) -> list[CellReading]:
+        return [CellReading("value", self.total if c.allowed is None else self.entry, 0.99, (),
+                            True) for c in crops]
+
+
+def _sheets(seed: int) -> tuple[np.ndarray, list[ruled.ForeignSheet]]:
+    image, outline = _page("hand", 2, seed=seed)
+    sheets = [s for t in ruled.find_tables(image, outline)
+              if (s := ruled.foreign_sheet(t, outline)) is not None]
+    assert len(sheets) >= 1
+    return ruled.paint_lines(image, sheets[0].table, sheets[0].scale), sheets
+
+
+def test_totals_that_match_no_column_leave_the_mapping_in_doubt() -> None:
+    """Written totals that are the sum of no column's entries, whichever way up: the rows
+    and sides may be mapped wrong, so every box is flagged and a warning says why."""
+    painted, sheets = _sheets(seed=11)
+    sheet = ruled._upright(painted, sheets, _Reads(entry=4, total=7), "en")
+    assert all(s.uncertainty_mm >= ruled.ROW_MM for s in sheet.snapped)
+    assert any("could not be told for sure" in w for w in sheet.warnings)
+
+
+def test_totals_that_match_their_columns_leave_the_mapping_as_found() -> None:
+    painted, sheets = _sheets(seed=11)
+    sheet = ruled._upright(painted, sheets[:1], _Reads(entry=4, total=40), "en")
+    assert sheet is sheets[0]
+    assert max(s.uncertainty_mm for s in sheet.snapped) < ruled.ROW_MM
