@@ -25,8 +25,6 @@ import numpy as np
 from escalero.scan.geometry import SheetGeometry
 from escalero.scan.rectify import Rectified
 
-ANCHOR_PX_PER_MM = 5.0  # the flat view the print is found on: 0.2 mm a pixel
-
 
 @dataclass(frozen=True)
 class AnchorSettings:
@@ -54,13 +52,17 @@ class AnchorSettings:
     loo_factor: float = 1.5
     per_mm: float = 0.02
     min_anchors: int = 6  # fewer (besides the marks): no field, the cells stay as placed
+    # The flat view the print is found on, px per mm: 0.2 mm a pixel, the grid search's
+    # resolution. Set by hand, not fitted (d97142b).
+    px_per_mm: float = 5.0
 
     def __post_init__(self) -> None:
         if not (self.search_mm > 0 and self.min_darkness > 0 and self.min_lead >= 1
                 and self.smoothing >= 0 and self.outlier_mm > 0 and self.floor_mm > 0
-                and self.loo_factor > 0 and self.per_mm >= 0 and self.min_anchors >= 3):
-            raise ValueError("anchors: need positive search, darkness, outlier, floor and "
-                             "factor, min_lead >= 1, min_anchors >= 3")
+                and self.loo_factor > 0 and self.per_mm >= 0 and self.min_anchors >= 3
+                and self.px_per_mm > 0):
+            raise ValueError("anchors: need positive search, darkness, outlier, floor, "
+                             "factor and px_per_mm, min_lead >= 1, min_anchors >= 3")
 
 
 ANCHORS = AnchorSettings()
@@ -77,12 +79,12 @@ class Anchor:
     dy: float | None
 
 
-def _darkness(view: np.ndarray) -> np.ndarray:
+def _darkness(view: np.ndarray, px_per_mm: float) -> np.ndarray:
     """Dark print, 0..1 of the paper's level: the brightest channel's drop below the
     local paper. The light-red grid and coloured ink keep one channel bright and vanish;
     the dark labels do not."""
     bright = view.max(axis=2).astype(np.float32) if view.ndim == 3 else view.astype(np.float32)
-    k = int(6 * ANCHOR_PX_PER_MM) | 1  # the paper over 6 mm: wider than a capital
+    k = int(6 * px_per_mm) | 1  # the paper over 6 mm: wider than a capital
     paper = cv2.medianBlur(np.clip(bright, 0, 255).astype(np.uint8), k).astype(np.float32)
     return np.clip(1.0 - bright / np.maximum(paper, 1.0), 0.0, 1.0)
 
@@ -114,7 +116,7 @@ def _edge_offset(profile: np.ndarray, at: int, reach: int, rising: bool,
                  settings: AnchorSettings) -> float | None:
     """How far (px) the edge where ink starts (`rising`: from the left; else it ends)
     lies from `at`: ink on one side, paper on the other, over 2 mm."""
-    width = int(2 * ANCHOR_PX_PER_MM)
+    width = int(2 * settings.px_per_mm)
     sums = np.concatenate(([0.0], np.cumsum(profile)))
 
     def mean(a: int, b: int) -> float:
@@ -136,7 +138,7 @@ def _reach_px(geom: SheetGeometry, settings: AnchorSettings) -> int:
     ys = sorted({round(line.baseline, 1) for line in geom.printed_lines if line.align == "left"})
     pitch = min((b - a for a, b in zip(ys, ys[1:], strict=False)), default=2 * settings.search_mm)
     cap = max((line.cap for line in geom.printed_lines), default=0.0)
-    return int(min(settings.search_mm, pitch / 2 - cap) * ANCHOR_PX_PER_MM)
+    return int(min(settings.search_mm, pitch / 2 - cap) * settings.px_per_mm)
 
 
 def find_anchors(rect: Rectified, geom: SheetGeometry, settings: AnchorSettings = ANCHORS
@@ -146,7 +148,7 @@ def find_anchors(rect: Rectified, geom: SheetGeometry, settings: AnchorSettings 
     lines = tuple(line for line in geom.printed_lines if line.align != "centre")
     if not lines:
         return []
-    ppm = ANCHOR_PX_PER_MM
+    ppm = settings.px_per_mm
     reach = _reach_px(geom, settings)
     if reach < 2:
         return []
@@ -156,7 +158,7 @@ def find_anchors(rect: Rectified, geom: SheetGeometry, settings: AnchorSettings 
     x1 = int((max(line.x for line in lines) + pad) * ppm)
     y1 = int((max(line.baseline for line in lines) + pad) * ppm)
     view = rect.view(x0, y0, x1, y1, ppm, averaged=True)
-    dark = _darkness(view.image)
+    dark = _darkness(view.image, ppm)
     ox, oy = view.origin
     out = []
     for line in lines:
@@ -170,12 +172,11 @@ def find_anchors(rect: Rectified, geom: SheetGeometry, settings: AnchorSettings 
     return out
 
 
-def _columns(line: object, ox: int, reach: int) -> tuple[int, int]:
+def _columns(line: object, ox: int, reach: int, ppm: float) -> tuple[int, int]:
     """The view's columns a line's words may take (its own 10 mm, the search's reach)."""
     from escalero.sheets.render import PrintedLine
 
     assert isinstance(line, PrintedLine)
-    ppm = ANCHOR_PX_PER_MM
     at = round(line.x * ppm) - ox
     words = round((line.width if line.width else 10.0) * ppm)
     if line.align == "left":
@@ -187,7 +188,7 @@ def _columns(line: object, ox: int, reach: int) -> tuple[int, int]:
 
 def _line_dy(dark: np.ndarray, line: object, top: int, length: int, reach: int, ox: int,
              settings: AnchorSettings) -> float | None:
-    a, b = _columns(line, ox, reach)
+    a, b = _columns(line, ox, reach, settings.px_per_mm)
     if top - reach - length < 0 or top + length + reach + length > dark.shape[0] or b <= a:
         return None
     profile = dark[:, a:b].mean(axis=1)
@@ -199,15 +200,15 @@ def _line_dx(dark: np.ndarray, line: object, top: int, base: int, reach: int, ox
     from escalero.sheets.render import PrintedLine
 
     assert isinstance(line, PrintedLine)
-    at = round(line.x * ANCHOR_PX_PER_MM) - ox
-    a, b = _columns(line, ox, reach)
+    at = round(line.x * settings.px_per_mm) - ox
+    a, b = _columns(line, ox, reach, settings.px_per_mm)
     if top < 0 or base > dark.shape[0] or b > dark.shape[1]:
         return None
     profile = dark[top:base, :].mean(axis=0)
     if line.align == "centre":
         if line.width <= 0:
             return None
-        width = max(2, round(line.width * ANCHOR_PX_PER_MM))
+        width = max(2, round(line.width * settings.px_per_mm))
         return _bar_offset(profile, at - width // 2, width, reach, settings)
     return _edge_offset(profile, at, reach, line.align == "left", settings)
 

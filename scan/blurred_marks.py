@@ -68,6 +68,14 @@ class BlobSettings:
     # 7 mm (tests); on the pub photos of seed 7600000 read this way whose outline is
     # found (007, 099), the corners that were not cut off lie within 2.9 mm.
     max_outline_mm: float = 5.0
+    # Page frames tried, best fitting first (as many as two marks fit closely): set by hand
+    # (923b79c).
+    max_frames: int = 3
+    # Blurs tried on the patterns, px at _PX_PER_MODULE: set by hand (923b79c).
+    pattern_sigmas: tuple[float, ...] = (2.0, 3.5, 5.0, 7.0)
+    # Grey levels: below this a warped mark shows no pattern at all (a flat blot reads as
+    # none): set by hand (87ebec9).
+    min_pattern_std: float = 4.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -81,10 +89,7 @@ class BlobSettings:
 
 BLOBS = BlobSettings()
 _PX_PER_MODULE = 10  # the mark (6 x 6 modules: border and 4 x 4 bits) is read at this size
-_SIGMAS = (2.0, 3.5, 5.0, 7.0)  # blurs tried on the patterns, px at _PX_PER_MODULE
 _SHIFT = 2  # px at _PX_PER_MODULE each way: the blob's corners are known to ~0.2 modules
-MIN_PATTERN_STD = 4.0  # grey levels: below this a warped mark shows no pattern at all
-MAX_FRAMES = 3  # page frames tried, best fitting first (as many as two marks fit closely)
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]
     if len(known) != 2 or not all(_digit(i) is not None for i, _ in known.values()):
         return {}
     choices = _id_choices(tuple(sorted((c, i) for c, (i, _) in known.items())))
-    frames = [fit for fit in fits[:MAX_FRAMES] if any(f == fit[2] for _, f in choices)]
+    frames = [fit for fit in fits[:settings.max_frames] if any(f == fit[2] for _, f in choices)]
     missing = [c for c in range(4) if c not in known]
     # Blobs where any fitting frame puts each missing mark: two marks on one side fix the
     # far side's perspective poorly, and another frame's guess may lie nearer.
@@ -126,7 +131,8 @@ def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]
                 if _rms_mm(frame, corners) <= settings.max_rms_mm and not _outline_says_no(
                         frame, corners, set(blobs), outline, settings):
                     results.extend((score, worst, ids, blobs)
-                                   for score, worst, ids in _match(gray, blobs, pairs))
+                                   for score, worst, ids in _match(gray, blobs, pairs,
+                                                                   settings))
     if not results:
         return {}
     results.sort(key=lambda r: -r[0])
@@ -363,21 +369,22 @@ def _warped(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
                                borderValue=255).astype(np.float32)
 
 
-def _score(patch: np.ndarray, marker_id: int) -> float:
+def _score(patch: np.ndarray, marker_id: int, settings: BlobSettings) -> float:
     """How well the warped mark shows `marker_id`: the best NCC of its bits over blurs and
     small shifts (the border, the same for every id, is left out)."""
-    if float(patch.std()) < MIN_PATTERN_STD:  # flat: a plain blot, or nothing to correlate
+    if float(patch.std()) < settings.min_pattern_std:  # flat: a plain blot, or nothing to correlate
         return -1.0
     return max(float(cv2.matchTemplate(patch, _template(marker_id, sigma),
-                                       cv2.TM_CCOEFF_NORMED).max()) for sigma in _SIGMAS)
+                                       cv2.TM_CCOEFF_NORMED).max())
+               for sigma in settings.pattern_sigmas)
 
 
-def _match(gray: np.ndarray, blobs: dict[int, np.ndarray], pairs: list[dict[int, int]]
-           ) -> list[tuple[float, float, dict[int, int]]]:
+def _match(gray: np.ndarray, blobs: dict[int, np.ndarray], pairs: list[dict[int, int]],
+           settings: BlobSettings) -> list[tuple[float, float, dict[int, int]]]:
     """(summed NCC, the lower mark's NCC, ids) of each id pair in `pairs`."""
     patches = {c: _warped(gray, pts) for c, pts in blobs.items()}
     out = []
     for ids in pairs:
-        each = [_score(patches[c], ids[c]) for c in blobs]
+        each = [_score(patches[c], ids[c], settings) for c in blobs]
         out.append((sum(each), min(each), ids))
     return out

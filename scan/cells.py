@@ -45,8 +45,8 @@ class CuttingSettings:
     # Not fitted: chosen by hand (7390b66), a generous mis-add.
     total_slack: int = 20
     # A cell shown below this many px/mm in the photo is not certain (below
-    # rectify.MIN_SHEET_PX_PER_MM the sheet is refused). Not fitted: chosen by hand (364931e)
-    # under the ~2.8 px/mm the digit model is trained down to.
+    # RectifySettings.min_sheet_px_per_mm the sheet is refused). Not fitted: chosen by hand
+    # (364931e) under the ~2.8 px/mm the digit model is trained down to.
     small_px_per_mm: float = 2.5
 
     def __post_init__(self) -> None:
@@ -363,7 +363,7 @@ def flag_small(results: Sequence[CellResult], px_per_mm: Sequence[float], minimu
 
 
 def flag_blurred(results: Sequence[CellResult], blurred: bool) -> list[CellResult]:
-    """A photo more blurred than the reader was calibrated on (rectify.MAX_BLUR_MM) is
+    """A photo more blurred than the reader was calibrated on (rectify's max_blur_mm) is
     read, but none of its cells is certain: the verdict is held, so the written totals
     may not vouch for a cell either (settle_held)."""
     if not blurred:

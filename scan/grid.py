@@ -4,7 +4,7 @@ The homography from the markers is exact only where the paper is flat. Each cell
 moved onto the grid lines found next to it, so a bent sheet still cuts clean cells; a grid
 that is not where the layout puts it (a wrong layout, a folded sheet) is refused.
 
-The lines are looked for on the grid's region of the flat page only, at GRID_PX_PER_MM
+The lines are looked for on the grid's region of the flat page only, at LineSearchSettings.px_per_mm
 (warped straight from the photo, or shrunk from a flat page); every cell's four lines are
 searched in one pass over an integral image of the lines' strength.
 """
@@ -23,25 +23,58 @@ from escalero.scoring.errors import Reason, UnreadableSheetError
 
 from escalero.i18n import N_
 
-# 0.2 mm a pixel: the 0.14 mm grid lines still stand out along a cell's edge, and the
-# search costs a quarter of what it does at the crops' 10 px/mm.
-GRID_PX_PER_MM = 5.0
-PAPER_PX_PER_MM = 1.25  # the paper's level: a 5 x 5 median of values 0.8 mm apart (4 mm)
-SEARCH_MM = 2.5  # how far a printed grid line may sit from where the homography puts it
-MIN_LINES_FOUND = 0.5  # fraction of cells that must show both lines, in each direction
-# Below this share of cells placed by the grid's colour, its shade is tried as well: on the
-# harsh bench the colour placed 50-90% of the cells on a third of the colour photos (red
-# ink taken for print, casts, shadows), where the shade mostly placed more, and right.
-CLEAR_SHARE = 0.9
-MAX_STRETCH_MM = 0.8  # opposite lines of one cell may move apart at most this much
-MIN_LINE_STRENGTH = 2.0  # mean redness per pixel along a grid line (clean print: 10-30)
-LINE_SNR = 5.0  # a line's peak over the profile's robust noise
-MIN_SEEDS = 0.1  # fraction of cells that must sit where the homography puts them
-MAX_BEND_MM = 12.0  # how far bending may move a cell from where the homography puts it
-FULL_PAD_MM = SEARCH_MM + MAX_BEND_MM + 2.0  # the grid's region, wide enough for any cell
-# ...and where the paper lies flat: the search past the outer cells' lines (2.5 mm, and
-# the 0.5 mm inset) and the reach of the paper's level (~3 mm: its median and blocks).
-CORE_PAD_MM = SEARCH_MM + 4.0
+
+@dataclass(frozen=True)
+class LineSearchSettings:
+    """Where the grid lines are looked for and when a peak is a line: the line search's
+    values (PlacementSettings.lines carries them). None is fitted to data: each was set by
+    hand when the search was written (the commit named), unless it says otherwise."""
+
+    # 0.2 mm a pixel: the 0.14 mm grid lines still stand out along a cell's edge, and the
+    # search costs a quarter of what it does at the crops' 10 px/mm (3fd15c8).
+    px_per_mm: float = 5.0
+    # The paper's level: a 5 x 5 median of values 0.8 mm apart (4 mm) (3fd15c8).
+    paper_px_per_mm: float = 1.25
+    search_mm: float = 2.5  # how far a line may sit from where the homography puts it (6ffcd46)
+    min_lines_found: float = 0.5  # share of cells showing both lines, each direction (6ffcd46)
+    # Below this share of cells placed by the grid's colour, its shade is tried as well: on
+    # the harsh bench the colour placed 50-90% of the cells on a third of the colour photos
+    # (red ink taken for print, casts, shadows), where the shade mostly placed more, and
+    # right (b19a588).
+    clear_share: float = 0.9
+    max_stretch_mm: float = 0.8  # opposite lines of one cell move apart at most this (008d232)
+    # Mean redness per pixel along a grid line (clean print: 10-30) (6e6aff8).
+    min_line_strength: float = 2.0
+    line_snr: float = 5.0  # a line's peak over the profile's robust noise (6e6aff8)
+    min_seeds: float = 0.1  # share of cells that must sit where the homography puts them (6e6aff8)
+    max_bend_mm: float = 12.0  # how far bending may move a cell off the homography (6e6aff8)
+
+    def __post_init__(self) -> None:
+        for name in ("px_per_mm", "paper_px_per_mm", "search_mm", "max_stretch_mm",
+                     "min_line_strength", "line_snr", "max_bend_mm"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"LineSearchSettings.{name} must be positive, "
+                                 f"got {getattr(self, name)}")
+        for name in ("min_lines_found", "clear_share", "min_seeds"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"LineSearchSettings.{name} must be a share in [0, 1], "
+                                 f"got {getattr(self, name)}")
+        if self.paper_px_per_mm > self.px_per_mm:
+            raise ValueError("LineSearchSettings: need paper_px_per_mm <= px_per_mm")
+
+    @property
+    def full_pad_mm(self) -> float:
+        """The grid's region, wide enough for any cell."""
+        return self.search_mm + self.max_bend_mm + 2.0
+
+    @property
+    def core_pad_mm(self) -> float:
+        """...and where the paper lies flat: the search past the outer cells' lines (and the
+        0.5 mm inset) and the reach of the paper's level (~3 mm: its median and blocks)."""
+        return self.search_mm + 4.0
+
+
+LINE_SEARCH = LineSearchSettings()
 
 @dataclass(frozen=True)
 class PlacementSettings:
@@ -82,6 +115,13 @@ class PlacementSettings:
     # 2.5; pub 7600000 (first 60 photos, committed reader): flags per sheet 32.8 -> 15.9,
     # no sheet with a silent error before or after. Not fitted: chosen by hand.
     shifted_reach_mm: float = 3.0
+    # A moved box's reading replaces an unsure first reading only this much surer
+    # (scan.shifted.reaim): set by hand on pub 7600000 (first 40 photos), where boxes
+    # placed by the homography alone lay up to 7 mm off and the first reading of a cut-off
+    # digit said "empty" or "struck" (d97142b).
+    reaim_gain: float = 0.2
+    # Where the grid lines are looked for, and when a peak is one.
+    lines: LineSearchSettings = LINE_SEARCH
 
     def __post_init__(self) -> None:
         if not 0 < self.found_mm <= self.one_line_mm <= self.max_uncertain_mm:
@@ -94,6 +134,8 @@ class PlacementSettings:
         if self.homography_mm <= 0 or self.consistent_mm <= 0 or self.min_neighbours < 1:
             raise ValueError("placement: homography_mm, consistent_mm and min_neighbours "
                              "must be positive")
+        if not 0 <= self.reaim_gain <= 1:
+            raise ValueError(f"placement: reaim_gain must lie in [0, 1], got {self.reaim_gain}")
 
 
 PLACEMENT = PlacementSettings()
@@ -136,22 +178,23 @@ def _full_size(small: np.ndarray, lo: float, hi: float, step: int,
                               max(0, w - level.shape[1]), cv2.BORDER_REPLICATE)[:h, :w]
 
 
-def _paper_chroma(chroma: np.ndarray, px_per_mm: float) -> np.ndarray:
+def _paper_chroma(chroma: np.ndarray, px_per_mm: float, paper_px_per_mm: float
+                  ) -> np.ndarray:
     """The paper's colour, blind to ink and lines: a 5 x 5 median (1 mm: the thin grid lines
     and the grain are gone from it), sampled every 0.8 mm, and a 5 x 5 median of those
     (4 mm). A mean would be pulled by dark blue ink, making the paper next to it look red;
     means of blocks would mix the lines into it and weaken them."""
-    step = max(1, round(px_per_mm / PAPER_PX_PER_MM))
+    step = max(1, round(px_per_mm / paper_px_per_mm))
     q = cv2.medianBlur(_eight_bit(chroma, -1.0, 1.0), 5)
     samples = np.ascontiguousarray(q[step // 2::step, step // 2::step])
     return _full_size(cv2.medianBlur(samples, 5), -1.0, 1.0, step, chroma.shape)
 
 
-def _paper_lum(lum: np.ndarray, px_per_mm: float) -> np.ndarray:
+def _paper_lum(lum: np.ndarray, px_per_mm: float, paper_px_per_mm: float) -> np.ndarray:
     """The paper's brightness: a 3 x 3 median, means of 0.8 mm blocks, a 5 x 5 median of
     those (4 mm). (OpenCV's 3 x 3 and 5 x 5 medians are sorting networks, many times
     faster than larger ones.)"""
-    step = max(1, round(px_per_mm / PAPER_PX_PER_MM))
+    step = max(1, round(px_per_mm / paper_px_per_mm))
     h, w = lum.shape
     hk, wk = max(1, h // step), max(1, w // step)
     q = cv2.medianBlur(_eight_bit(lum, 0.0, 255.0), 3)[:hk * step, :wk * step]
@@ -166,7 +209,8 @@ def _stripes(height: int) -> list[slice]:
     return [slice(y, min(height, y + STRIPE_ROWS)) for y in range(0, height, STRIPE_ROWS)]
 
 
-def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
+def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
+                  paper_px_per_mm: float = LINE_SEARCH.paper_px_per_mm) -> np.ndarray:
     """How much each pixel looks like the light-red grid print (ink and paper score ~0).
 
     Redness is measured relative to the paper around it, so a blue or warm colour cast
@@ -179,8 +223,8 @@ def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
         gb = g + b
         lum[rows] = (gb + r) * np.float32(1 / 3)
         chroma[rows] = (r - 0.5 * gb) / (lum[rows] + 1.0)
-    paper_chroma = _paper_chroma(chroma, px_per_mm)
-    paper_lum = _paper_lum(lum, px_per_mm)
+    paper_chroma = _paper_chroma(chroma, px_per_mm, paper_px_per_mm)
+    paper_lum = _paper_lum(lum, px_per_mm, paper_px_per_mm)
     red = np.empty_like(chroma)
     for rows in _stripes(page.shape[0]):
         stripe = cv2.addWeighted(chroma[rows], 100.0, paper_chroma[rows], -100.0, -3.0)
@@ -198,7 +242,8 @@ def is_gray(page: np.ndarray) -> bool:
         float(np.abs(sample[:, :, 0] - sample[:, :, 1]).mean()) < 1.5
 
 
-def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray:
+def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
+                   paper_px_per_mm: float = LINE_SEARCH.paper_px_per_mm) -> np.ndarray:
     """How much each pixel looks like a grid line by its shade alone: a little darker than
     the paper around it (the light-red print in a grayscale photo). Ink is far darker and
     excluded, as in line_strength."""
@@ -209,7 +254,7 @@ def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM) -> np.ndarray
         else:
             b, g, r = (c.astype(np.float32) for c in cv2.split(page[rows]))
             lum[rows] = (b + g + r) * np.float32(1 / 3)
-    paper_lum = _paper_lum(lum, px_per_mm)
+    paper_lum = _paper_lum(lum, px_per_mm, paper_px_per_mm)
     dark = np.empty_like(lum)
     for rows in _stripes(page.shape[0]):
         level, stripe = paper_lum[rows], lum[rows]
@@ -227,10 +272,12 @@ class _Lines:
     px_per_mm: float
     origin: tuple[int, int]  # page px (at px_per_mm) of the strength map's pixel (0, 0)
     left_view: list[bool] = field(default_factory=list)  # a search reached past the view
+    settings: LineSearchSettings = LINE_SEARCH
 
     @staticmethod
-    def of(strength: np.ndarray, view: PageView) -> _Lines:
-        return _Lines(cv2.integral(strength, sdepth=cv2.CV_64F), view.px_per_mm, view.origin)
+    def of(strength: np.ndarray, view: PageView, settings: LineSearchSettings) -> _Lines:
+        return _Lines(cv2.integral(strength, sdepth=cv2.CV_64F), view.px_per_mm, view.origin,
+                      settings=settings)
 
 
 def _profiles(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.ndarray,
@@ -241,7 +288,7 @@ def _profiles(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.nd
     px summed, and whether the window lies inside the view: (profiles, a0, p, along, ok)."""
     ppm = lines.px_per_mm
     ox, oy = lines.origin
-    half = int(round(SEARCH_MM * ppm))
+    half = int(round(lines.settings.search_mm * ppm))
     n_a = 2 * half + 1
     o_a, o_b = np.where(vertical, ox, oy), np.where(vertical, oy, ox)
     p = pos_mm * ppm - o_a
@@ -265,7 +312,8 @@ def _profiles(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.nd
     return np.diff(sums, axis=1), a0, p, b1 - b0, ok
 
 
-def _peaks(profiles: np.ndarray, along: np.ndarray) -> np.ndarray:
+def _peaks(profiles: np.ndarray, along: np.ndarray, settings: LineSearchSettings
+           ) -> np.ndarray:
     """Sub-pixel index of the grid line in each perpendicular profile, NaN where none.
 
     The window may hold two lines (a neighbouring side's column, the Summe row): of
@@ -278,7 +326,8 @@ def _peaks(profiles: np.ndarray, along: np.ndarray) -> np.ndarray:
     top = lift.max(axis=1)
     # The line must stand out along most of the edge (mean strength per pixel) and
     # well above the profile's own noise (shadows, paper grain, ink).
-    strong = (top / np.maximum(along, 1) >= MIN_LINE_STRENGTH) & (top >= LINE_SNR * noise)
+    strong = (top / np.maximum(along, 1) >= settings.min_line_strength) & \
+        (top >= settings.line_snr * noise)
     rising = np.ones((n, size), bool)
     rising[:, 1:] = lift[:, 1:] >= lift[:, :-1]
     falling = np.ones((n, size), bool)
@@ -303,7 +352,7 @@ def _edge_offsets(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: n
     """Offset (mm) from each `pos_mm` of the grid line nearest it, along [lo, hi] of its
     edge; NaN where no line stands out (or the window leaves the view)."""
     profiles, a0, p, along, ok = _profiles(lines, pos_mm, lo_mm, hi_mm, vertical)
-    peak = _peaks(profiles, along)
+    peak = _peaks(profiles, along, lines.settings)
     return np.where(ok, (a0 + peak - p) / lines.px_per_mm, np.nan)
 
 
@@ -322,10 +371,11 @@ def _search(lines: _Lines, boxes: np.ndarray, inset: float, ox: np.ndarray, oy: 
     return [[None if np.isnan(v) else float(v) for v in row] for row in found]
 
 
-def _pair_shift(edges: list[float | None], a: int, b: int) -> float | None:
+def _pair_shift(edges: list[float | None], a: int, b: int, max_stretch_mm: float
+                ) -> float | None:
     """The shift of a cell's two opposite lines, if both were found and moved together."""
     ea, eb = edges[a], edges[b]
-    if ea is None or eb is None or abs(eb - ea) >= MAX_STRETCH_MM:
+    if ea is None or eb is None or abs(eb - ea) >= max_stretch_mm:
         return None
     return (ea + eb) / 2
 
@@ -358,7 +408,8 @@ def _find_lines(lines: _Lines, geom: SheetGeometry) -> tuple[Lines, Lines, int]:
     boxes = _boxes(geom.slots)
     zero = np.zeros(len(boxes))
     raw = _search(lines, boxes, geom.inset_mm, zero, zero)
-    shift: Lines = [[_pair_shift(e, 0, 1), _pair_shift(e, 2, 3)] for e in raw]
+    stretch = lines.settings.max_stretch_mm
+    shift: Lines = [[_pair_shift(e, 0, 1, stretch), _pair_shift(e, 2, 3, stretch)] for e in raw]
     seeds = min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1))
     neighbours = _neighbours(geom.slots)
     memo: dict[tuple[int, float, float], list[float | None]] = {}
@@ -375,14 +426,16 @@ def _find_lines(lines: _Lines, geom: SheetGeometry) -> tuple[Lines, Lines, int]:
         progress = False
         for i in range(len(boxes)):
             if shift[i][0] is None or shift[i][1] is None:
-                progress |= _spread_to(search, i, raw, shift, np.flatnonzero(neighbours[i]))
+                progress |= _spread_to(search, i, raw, shift, np.flatnonzero(neighbours[i]),
+                                       lines.settings)
         if not progress:
             break
     return raw, shift, seeds
 
 
 def _spread_to(search: Callable[[int, float, float], list[float | None]], i: int,
-               raw: Lines, shift: Lines, neighbours: np.ndarray) -> bool:
+               raw: Lines, shift: Lines, neighbours: np.ndarray,
+               settings: LineSearchSettings) -> bool:
     """Search slot i's missing lines around its placed neighbours' offset; True if found."""
     pred: list[float | None] = []
     for axis in (0, 1):
@@ -393,7 +446,7 @@ def _spread_to(search: Callable[[int, float, float], list[float | None]], i: int
     sx, sy = shift[i][0], shift[i][1]
     ox = sx if sx is not None else (pred[0] or 0.0)
     oy = sy if sy is not None else (pred[1] or 0.0)
-    if max(abs(ox), abs(oy)) > MAX_BEND_MM:
+    if max(abs(ox), abs(oy)) > settings.max_bend_mm:
         return False
     edges = search(i, ox, oy)
     progress = False
@@ -401,12 +454,12 @@ def _spread_to(search: Callable[[int, float, float], list[float | None]], i: int
         expected = pred[axis]
         if shift[i][axis] is not None or expected is None:
             continue
-        found = _pair_shift(edges, a, b)
+        found = _pair_shift(edges, a, b, settings.max_stretch_mm)
         if found is None:
             # One line (the other hidden by ink or glare) that agrees with the
             # neighbours still places the cell: both lines move by its offset.
             single = [e for k in (a, b) if (e := edges[k]) is not None
-                      and abs(e - expected) < MAX_STRETCH_MM]
+                      and abs(e - expected) < settings.max_stretch_mm]
             if len(single) == 1:
                 found = float(single[0])
                 edges[a] = edges[b] = found
@@ -422,15 +475,17 @@ def _found_share(shift: Lines) -> float:
     return min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1)) / len(shift)
 
 
-def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry, pad_mm: float = FULL_PAD_MM
-              ) -> PageView:
-    """The grid's region of the flat page, `pad_mm` wider on every side, at GRID_PX_PER_MM:
+def grid_view(page: np.ndarray | Rectified, geom: SheetGeometry, pad_mm: float | None = None,
+              settings: LineSearchSettings = LINE_SEARCH) -> PageView:
+    """The grid's region of the flat page, `pad_mm` wider on every side (by default
+    settings.full_pad_mm), at settings.px_per_mm:
     warped from the photo (a Rectified), or shrunk from a flat page at PX_PER_MM. Its edges
     lie on whole steps of the paper level (see _paper_lum), counted from the page's
     corner: views of any pad agree where they overlap."""
     gx, gy, gw, gh = geom.grid_bounds()
-    ppm = GRID_PX_PER_MM
-    k = round(ppm / PAPER_PX_PER_MM)
+    pad_mm = settings.full_pad_mm if pad_mm is None else pad_mm
+    ppm = settings.px_per_mm
+    k = round(ppm / settings.paper_px_per_mm)
     x0, y0 = (max(0, int((v - pad_mm) * ppm)) // k * k for v in (gx, gy))
     x1, y1 = (-(-int((v + pad_mm) * ppm) // k) * k for v in (gx + gw, gy + gh))
     if isinstance(page, Rectified):
@@ -460,21 +515,22 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
     slots = geom.slots
     # Where the paper lies flat the grid's own region and a little more is all the search
     # reaches; only a cell searched farther out (bent paper) needs the whole margin.
-    for pad in (CORE_PAD_MM, FULL_PAD_MM):
-        best, left_view = _best_kind(grid_view(page, geom, pad), geom)
+    search = settings.lines
+    for pad in (search.core_pad_mm, search.full_pad_mm):
+        best, left_view = _best_kind(grid_view(page, geom, pad, search), geom, search)
         if not left_view:
             break
     share, raw, shift, seeds = best
     # Paper bends and shifts, but it does not stretch: most cells must show both lines
     # of each direction, moved together. Lines of another grid (a wrong layout) rarely do.
-    if strict and share < MIN_LINES_FOUND:
+    if strict and share < search.min_lines_found:
         raise UnreadableSheetError(GRID_MISSING, reason=Reason.GRID_MISSING)
     neighbours = _neighbours(slots)
     return _place(slots, raw, _drop_inconsistent(shift, neighbours, settings), neighbours,
                   settings)
 
 
-def _best_kind(view: PageView, geom: SheetGeometry
+def _best_kind(view: PageView, geom: SheetGeometry, settings: LineSearchSettings
                ) -> tuple[tuple[float, Lines, Lines, int], bool]:
     """(share placed, raw, shift, seeds) of the grid print's kind that places more cells,
     and whether a search reached past the view."""
@@ -485,15 +541,16 @@ def _best_kind(view: PageView, geom: SheetGeometry
     # shadows): then the kind that places more cells wins.
     kinds = ("gray",) if is_gray(view.image) else ("red", "gray")
     for kind in kinds:
-        strength = (line_strength(view.image, view.px_per_mm) if kind == "red"
-                    else shade_strength(view.image, view.px_per_mm))
-        lines = _Lines.of(strength, view)
+        strength = (line_strength(view.image, view.px_per_mm, settings.paper_px_per_mm)
+                    if kind == "red"
+                    else shade_strength(view.image, view.px_per_mm, settings.paper_px_per_mm))
+        lines = _Lines.of(strength, view, settings)
         raw, shift, seeds = _find_lines(lines, geom)
         left_view = left_view or bool(lines.left_view)
-        share = _found_share(shift) if seeds >= MIN_SEEDS * len(geom.slots) else 0.0
+        share = _found_share(shift) if seeds >= settings.min_seeds * len(geom.slots) else 0.0
         if best is None or share > best[0]:
             best = (share, raw, shift, seeds)
-        if share >= CLEAR_SHARE:
+        if share >= settings.clear_share:
             break
     assert best is not None
     return best, left_view

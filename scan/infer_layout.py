@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 from escalero.scan.geometry import PageFrame, page_frames
-from escalero.scan.grid import MIN_LINE_STRENGTH, line_strength
+from escalero.scan.grid import LINE_SEARCH, line_strength
 from escalero.scan.rectify import PX_PER_MM, warp_page
 from escalero.scoring.validate import game_name
 from escalero.sheets.texts import variant_name
@@ -181,7 +181,7 @@ def _axis_f1(cum: np.ndarray, span: tuple[float, float], expected: np.ndarray,
         hits.append(float(lift[i0:i1].max()) if i1 > i0 else 0.0)
     # Found lines: clearly above noise and a fair share of the strong expected lines.
     strong = float(np.percentile(hits, 75))
-    thr = max(MIN_LINE_STRENGTH, settings.line_share * strong)
+    thr = max(LINE_SEARCH.min_line_strength, settings.line_share * strong)
     found = _peaks(lift, lo, hi, thr, settings.nms_mm)
     if found.size == 0:
         return 0.0

@@ -22,11 +22,58 @@ from escalero.sheets.layout import build_layout, marker_corner, spec_from_marker
 
 from escalero.i18n import N_
 
-DETECT_LONG_SIDE = 1600  # first detection pass runs on a copy this large
-QUICK_WINDOW = 23  # px at DETECT_LONG_SIDE: the quick pass's one threshold window
-QR_PX_PER_MM = 8.0  # the QR code is warped out at this resolution to be decoded
-QR_PAD_MM = 6.0  # margin around the expected QR box (quiet zone, bent paper)
-MARKER_FIT_SHARE = 0.06  # three or four markers fit a plane to this share of their size
+
+@dataclass(frozen=True)
+class LocateSettings:
+    """How the sheet is found in the photo: the marks' detection, the QR code's tries and
+    when marks fit one page (ScanOptions.locating). None is fitted by a search over
+    values: each was set by hand on the photos named (commit in brackets)."""
+
+    # The first detection passes run on a copy this large (px, long side) (6ffcd46).
+    detect_long_side: int = 1600
+    # The quick pass's one threshold window, px at detect_long_side: all four marks seen on
+    # 19 of 20 bench photos in a third of the time of three windows (9c1d352).
+    quick_window: int = 23
+    # Margin around the expected QR box, mm (quiet zone, bent paper) (d46b517).
+    qr_pad_mm: float = 6.0
+    # (px/mm, sharpen, detector) tried in turn on the QR region; the later ones recover
+    # blurred and noisy codes (harsh benchmark photos: 11 of 13 that the first failed on,
+    # 4d426cb). zxing-cpp first where installed: it reads blurred, bent codes OpenCV's
+    # detectors give up on, in about a millisecond a try, at a few px per module.
+    qr_tries: tuple[tuple[float, bool, str], ...] = (
+        (6.0, False, "zxing"), (8.0, True, "zxing"), (4.0, True, "zxing"),
+        (6.0, True, "zxing"), (8.0, False, "zxing"),
+        (8.0, False, "plain"), (16.0, False, "aruco"), (12.0, True, "plain"),
+        (20.0, True, "aruco"), (8.0, False, "aruco"), (16.0, False, "plain"))
+    # Three or four marks fit one plane to this share of their size: a misread mark throws
+    # the fit off by far more; bent paper moves three marks' corners off one plane by up to
+    # 4% of a mark's size (pub 7600000: 2.4-2.5 px at 60 px), where the other layout's
+    # frame misfits by 17-19% (d97142b).
+    marker_fit_share: float = 0.06
+    # A second look for the marks the first passes missed (look_again): a window around
+    # where two found ones put each, enlarged, read with the small-marker detector. On 200
+    # pub photos (seed 7500000: 1600-1920 px, 2 px blur) 11 showed only the two near marks;
+    # the far ones, smaller under the tilt, were found this way in 4 of them by enlarging
+    # 2-3 times (0f2575d). The window's half side is a share of the page's diagonal in px.
+    look_again_zoom: tuple[float, ...] = (2.0, 3.0)
+    look_again_reach: float = 0.2
+
+    def __post_init__(self) -> None:
+        if self.detect_long_side < 64 or self.quick_window < 3 or self.quick_window % 2 == 0:
+            raise ValueError("LocateSettings: need detect_long_side >= 64 and an odd "
+                             "quick_window >= 3")
+        if self.qr_pad_mm < 0 or not self.qr_tries or any(
+                ppm <= 0 or name not in ("zxing", "plain", "aruco")
+                for ppm, _, name in self.qr_tries):
+            raise ValueError("LocateSettings: need qr_pad_mm >= 0 and qr_tries of positive "
+                             "px/mm with a detector zxing, plain or aruco")
+        if not 0 < self.marker_fit_share < 1 or not 0 < self.look_again_reach < 1 or \
+                any(z <= 0 for z in self.look_again_zoom):
+            raise ValueError("LocateSettings: marker_fit_share and look_again_reach must lie "
+                             "in (0, 1), look_again_zoom be positive")
+
+
+LOCATE = LocateSettings()
 # The refusals' English texts are catalog msgids (escalero.i18n): scan.refusals words them.
 TWO_SHEETS = N_("two score sheets in the picture: photograph one sheet at a time "
                 "(cover or fold away the other)")
@@ -71,16 +118,16 @@ def gray_of(image: np.ndarray) -> np.ndarray:
     return image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
 
 
-def _detector(kind: str) -> cv2.aruco.ArucoDetector:
+def _detector(kind: str, quick_window: int) -> cv2.aruco.ArucoDetector:
     """ArUco detection: "quick" (one threshold window), "normal" or "small" markers."""
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     if kind == "quick":
-        # One threshold window of three, sized to the marks at DETECT_LONG_SIDE, on a
+        # One threshold window of three, sized to the marks at detect_long_side, on a
         # roughly shrunk copy: all four seen on 19 of 20 bench photos in a third of the
         # time (corners are refined at full size all the same).
-        params.adaptiveThreshWinSizeMin = QUICK_WINDOW
-        params.adaptiveThreshWinSizeMax = QUICK_WINDOW
+        params.adaptiveThreshWinSizeMin = quick_window
+        params.adaptiveThreshWinSizeMax = quick_window
     elif kind == "small":
         # Small or soft markers: finer threshold windows, smaller accepted perimeters,
         # more tolerance for a few wrong border bits.
@@ -94,9 +141,10 @@ def _detector(kind: str) -> cv2.aruco.ArucoDetector:
         cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
 
 
-def _detect(gray: np.ndarray, kind: str) -> dict[int, tuple[int, np.ndarray]]:
+def _detect(gray: np.ndarray, kind: str, settings: LocateSettings = LOCATE
+            ) -> dict[int, tuple[int, np.ndarray]]:
     """corner -> (id, corners px) of the fiducials found, one per corner."""
-    corners, ids, _ = _detector(kind).detectMarkers(gray)
+    corners, ids, _ = _detector(kind, settings.quick_window).detectMarkers(gray)
     seen: dict[int, list[tuple[int, np.ndarray]]] = {}
     if ids is None:
         return {}
@@ -117,25 +165,26 @@ def _detect(gray: np.ndarray, kind: str) -> dict[int, tuple[int, np.ndarray]]:
             for corner, cands in seen.items()}
 
 
-def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
+def find_markers(image: np.ndarray, settings: LocateSettings = LOCATE
+                 ) -> tuple[MarkerHit, ...]:
     """The corner fiducials in the photo (one per corner, in corner order), corners in
     full-resolution px."""
     gray = gray_of(image)
-    small, scale = shrink(gray, DETECT_LONG_SIDE, rough=True)
+    side = settings.detect_long_side
+    small, scale = shrink(gray, side, rough=True)
     found = {corner: (mid, pts / scale)
-             for corner, (mid, pts) in _detect(small, "quick").items()}
+             for corner, (mid, pts) in _detect(small, "quick", settings).items()}
     if len(found) < 4:  # the quick pass is all or nothing: else as if it had not run
         found = {}
         copies: dict[int, tuple[np.ndarray, float]] = {}
         # Cheapest pass first; the slower ones only while fewer than three are found:
         # three fix the sheet, and a missing fourth is usually under a thumb.
-        passes = ((DETECT_LONG_SIDE, "normal", 3), (DETECT_LONG_SIDE, "small", 3),
-                  (2 * DETECT_LONG_SIDE, "small", 3))
+        passes = ((side, "normal", 3), (side, "small", 3), (2 * side, "small", 3))
         for long_side, kind, enough in passes:
             if long_side not in copies:
                 copies[long_side] = shrink(gray, long_side)
             small, scale = copies[long_side]
-            for corner, (mid, pts) in _detect(small, kind).items():
+            for corner, (mid, pts) in _detect(small, kind, settings).items():
                 found.setdefault(corner, (mid, pts / scale))
             if len(found) >= enough or scale >= 1.0:
                 break
@@ -144,20 +193,12 @@ def find_markers(image: np.ndarray) -> tuple[MarkerHit, ...]:
 
 Fits = list[tuple[float, np.ndarray, PageFrame]]  # frame_fits: (rms px, mm->px, frame)
 
-# A second look for the marks the first passes missed, where two found ones put them: a
-# window around each, enlarged, read with the small-marker detector. On 200 pub photos
-# (seed 7500000: 1600-1920 px, 2 px blur) 11 showed only the two near marks; the far ones,
-# smaller under the tilt, were found this way in 4 of them by enlarging 2-3 times. Three
-# marks already name the layout and place the sheet: a fourth is not worth the 0.14 s
-# the look costs (a finger on a mark, sample 11).
-LOOK_AGAIN_ZOOM = (2.0, 3.0)
-LOOK_AGAIN_REACH = 0.2  # the window's half side, as a share of the page's diagonal in px
-
-
-def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
-               ) -> tuple[MarkerHit, ...]:
+def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
+               settings: LocateSettings = LOCATE) -> tuple[MarkerHit, ...]:
     """`markers` and those found where the best-fitting page frames put the missing ones
-    (see LOOK_AGAIN_ZOOM), when only two were found; a find that would not fit the frame
+    (see LocateSettings.look_again_zoom), when only two were found (three marks already
+    name the layout and place the sheet: a fourth is not worth the 0.14 s the look costs,
+    a finger on a mark, sample 11); a find that would not fit the frame
     with the others is no mark. Where neither is decoded there, both may still be found by
     their shape and matched to the one id pair that fits (scan.blurred_marks)."""
     if len(markers) != 2 or not fits:
@@ -168,11 +209,11 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
         pw, ph = frame.page_mm
         page = cv2.perspectiveTransform(np.array([[[0, 0]], [[pw, ph]], [[pw, 0]], [[0, ph]]],
                                                  np.float64), hom).reshape(4, 2)
-        reach = int(LOOK_AGAIN_REACH * max(np.linalg.norm(page[0] - page[1]),
-                                           np.linalg.norm(page[2] - page[3])))
+        reach = int(settings.look_again_reach * max(np.linalg.norm(page[0] - page[1]),
+                                                    np.linalg.norm(page[2] - page[3])))
         for mark in frame.markers:
             if mark.id not in found:  # a frame's marker ids are their corners
-                hit = _look_for(gray, hom, reach, mark.centre, mark.id)
+                hit = _look_for(gray, hom, reach, mark.centre, mark.id, settings)
                 if hit is not None and frame_fits((*found.values(), hit), [frame]):
                     found[mark.id] = hit
         if len(found) == 4:
@@ -187,7 +228,8 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
 
 
 def _look_for(gray: np.ndarray, hom: np.ndarray, reach: int,
-              centre_mm: tuple[float, float], corner: int) -> MarkerHit | None:
+              centre_mm: tuple[float, float], corner: int, settings: LocateSettings
+              ) -> MarkerHit | None:
     """The mark of `corner` in an enlarged window, `reach` px each way, around where `hom`
     puts its centre."""
     cx, cy = cv2.perspectiveTransform(np.array([[centre_mm]], np.float64), hom)[0, 0]
@@ -196,11 +238,11 @@ def _look_for(gray: np.ndarray, hom: np.ndarray, reach: int,
     x1, y1 = int(np.clip(cx + reach, 0, w)), int(np.clip(cy + reach, 0, h))
     if x1 - x0 < 16 or y1 - y0 < 16:
         return None
-    for zoom in LOOK_AGAIN_ZOOM:
+    for zoom in settings.look_again_zoom:
         big = cv2.resize(gray[y0:y1, x0:x1], None, fx=zoom, fy=zoom,
                          interpolation=cv2.INTER_CUBIC)
         for kind in ("small", "normal"):
-            hit = _detect(big, kind).get(corner)
+            hit = _detect(big, kind, settings).get(corner)
             if hit is not None:
                 return MarkerHit(hit[0], _refine(gray, hit[1] / zoom + [x0, y0]))
     return None
@@ -257,16 +299,6 @@ def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]) -> F
     return sorted(fits, key=lambda f: f[0])
 
 
-# (px/mm, sharpen, detector) tried in turn on the QR region; the later ones recover
-# blurred and noisy codes (harsh benchmark photos: 11 of 13 that the first failed on).
-# zxing-cpp first where installed: it reads blurred, bent codes OpenCV's detectors give up
-# on, in about a millisecond a try, at a few px per module.
-_QR_TRIES = ((6.0, False, "zxing"), (8.0, True, "zxing"), (4.0, True, "zxing"),
-             (6.0, True, "zxing"), (8.0, False, "zxing"),
-             (QR_PX_PER_MM, False, "plain"), (16.0, False, "aruco"), (12.0, True, "plain"),
-             (20.0, True, "aruco"), (QR_PX_PER_MM, False, "aruco"), (16.0, False, "plain"))
-
-
 def _zxing() -> Any:
     """The zxing-cpp module, or None where it is not installed (OpenCV alone then)."""
     try:
@@ -301,11 +333,13 @@ def _detectors() -> dict[str, Any]:
 
 
 def _qr_variants(image: np.ndarray, hom: np.ndarray, box: tuple[float, float, float, float],
-                 zxing: bool = True) -> Iterator[tuple[np.ndarray, np.ndarray, str]]:
-    """The QR region warped upright (photo px -> crop px matrix), cheapest first."""
+                 zxing: bool = True, settings: LocateSettings = LOCATE
+                 ) -> Iterator[tuple[np.ndarray, np.ndarray, str]]:
+    """The QR region warped upright (photo px -> crop px matrix), cheapest first
+    (LocateSettings.qr_tries)."""
     x, y, w, h = box
-    pad = QR_PAD_MM
-    for ppm, sharpen, detector in _QR_TRIES:
+    pad = settings.qr_pad_mm
+    for ppm, sharpen, detector in settings.qr_tries:
         if detector == "zxing" and not zxing:
             continue
         to_crop = np.array([[ppm, 0, -(x - pad) * ppm], [0, ppm, -(y - pad) * ppm],
@@ -318,8 +352,8 @@ def _qr_variants(image: np.ndarray, hom: np.ndarray, box: tuple[float, float, fl
         yield crop, to_crop, detector
 
 
-def _qr_in_frames(image: np.ndarray, fits: Fits,
-                  ours: Callable[[str], bool] | None = None) -> QrHit | None:
+def _qr_in_frames(image: np.ndarray, fits: Fits, ours: Callable[[str], bool] | None = None,
+                  settings: LocateSettings = LOCATE) -> QrHit | None:
     """Decode the QR code where each fitting page frame puts it (a small local warp).
 
     Only in the frame the marks fit best is the QR box the sheet's own: a text that is
@@ -328,7 +362,8 @@ def _qr_in_frames(image: np.ndarray, fits: Fits,
     detectors = _detectors()
     for rank, (_err, hom, frame) in enumerate(fits[:2]):
         for crop, to_crop, name in _qr_variants(image, hom, frame.qr_box,
-                                                zxing=detectors["zxing"] is not None):
+                                                zxing=detectors["zxing"] is not None,
+                                                settings=settings):
             text, points = _decode(detectors, name, crop)
             if rank > 0 and ours is not None and text and not ours(text):
                 continue
@@ -340,8 +375,8 @@ def _qr_in_frames(image: np.ndarray, fits: Fits,
 
 def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
             frames: Sequence[PageFrame] = (), search: bool = True,
-            fits: Fits | None = None, ours: Callable[[str], bool] | None = None
-            ) -> QrHit | None:
+            fits: Fits | None = None, ours: Callable[[str], bool] | None = None,
+            settings: LocateSettings = LOCATE) -> QrHit | None:
     """Decode the sheet's QR code: where the page frames put it, else (with `search`)
     search the photo. A sheet whose markers name its layout needs no search: the code
     would add only its serial, and the search costs a second where the code is unreadable.
@@ -349,11 +384,12 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
     one of this project's codes (see _qr_in_frames).
     """
     gray = gray_of(image)
-    hit = _qr_in_frames(gray, frame_fits(markers, frames) if fits is None else fits, ours)
+    hit = _qr_in_frames(gray, frame_fits(markers, frames) if fits is None else fits, ours,
+                        settings)
     if hit is not None or not search:
         return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
-    small, scale = shrink(gray, DETECT_LONG_SIDE)
+    small, scale = shrink(gray, settings.detect_long_side)
     attempts.append((small, scale, (0, 0)))
     if markers:
         pts = np.concatenate([m.corners for m in markers])
@@ -361,7 +397,7 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
         x1, y1 = pts.max(axis=0).astype(int) + 20
         crop = gray[y0:y1, x0:x1]
         if crop.size:
-            crop_small, cscale = shrink(crop, int(DETECT_LONG_SIDE * 1.6))
+            crop_small, cscale = shrink(crop, int(settings.detect_long_side * 1.6))
             attempts.append((crop_small, cscale, (int(x0), int(y0))))
     if scale < 1.0:
         attempts.append((gray, 1.0, (0, 0)))
@@ -446,7 +482,7 @@ def _drop_stray_marker(geom: SheetGeometry, used: tuple[MarkerHit, ...], hom: np
 
 
 def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit | None,
-                outline: np.ndarray | None) -> Placement:
+                outline: np.ndarray | None, settings: LocateSettings = LOCATE) -> Placement:
     """The sheet-mm -> photo-px homography from the best evidence available."""
     src, dst = _marker_correspondences(geom, markers)
     used = tuple(h for h in markers if geom.marker_at(h.corner) is not None)
@@ -455,10 +491,9 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
         hom, err = _fit(src, dst)
         if len(used) == 4:
             hom, err, used = _drop_stray_marker(geom, used, hom, err, marker_px)
-        # A misread marker throws the fit off by far more than a pixel or two; bent paper
-        # moves three markers' corners off one plane by up to 4% of a marker's size (pub
-        # 7600000: 2.4-2.5 px at 60 px), where the other layout's frame misfits by 17-19%.
-        if err < max(2.0, MARKER_FIT_SHARE * marker_px):
+        # A misread marker throws the fit off by far more than a pixel or two
+        # (LocateSettings.marker_fit_share).
+        if err < max(2.0, settings.marker_fit_share * marker_px):
             return Placement(hom, "markers", used, None, err)
     if outline is None:
         raise SheetNotFoundError(NO_SHEET, reason=Reason.NO_SHEET)

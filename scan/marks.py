@@ -21,19 +21,39 @@ import cv2
 import numpy as np
 from escalero.scan.digit_model import WORK_H, ink_map, noise_floor
 
-# The loop's hole must cover this share of its bounding box (a 0, not a blot or a dash).
-MIN_HOLE = 0.08
-# Ink left of the loop, relative to the loop's own stroke strength, that may be a faint
-# first digit. On 160 generated harsh photos 19 of 1,536 certain strikes score above this
-# (paper grain, a neighbour's spill: a cheap review); 6 of 7 strikes that were really a
-# faint "10", "40" or "50" did.
-COMPANY = 0.12
-LOOP_INK_SIGMAS = 4.0  # robust sigmas above the paper that count as ink for the loop
-# A faint stroke before the mark, as a share of the mark's own stroke strength, averaged
-# along half the mark's height. Set on generated mild 6-side photos (40 sheets, 960 certain
-# lone digits and strikes whose row allows a longer number): the two faint "15" and "10"
-# misread there score 0.102 and 0.115; 11 right readings score 0.10 or more.
-STROKE_BEFORE = 0.095
+
+@dataclass(frozen=True)
+class MarkSettings:
+    """When a cell's main mark is a loop, and when ink beside it may be a faint first
+    digit: the shape checks' values."""
+
+    # The loop's hole must cover this share of its bounding box (a 0, not a blot or a
+    # dash). Set by hand, not fitted (acc9e5f).
+    min_hole: float = 0.08
+    # Ink left of the loop, relative to the loop's own stroke strength, that may be a faint
+    # first digit. On 160 generated harsh photos 19 of 1,536 certain strikes score above
+    # this (paper grain, a neighbour's spill: a cheap review); 6 of 7 strikes that were
+    # really a faint "10", "40" or "50" did (acc9e5f).
+    company: float = 0.12
+    # Robust sigmas above the paper that count as ink for the loop. Set by hand (acc9e5f).
+    loop_ink_sigmas: float = 4.0
+    # A faint stroke before the mark, as a share of the mark's own stroke strength, averaged
+    # along half the mark's height. Set on generated mild 6-side photos (40 sheets, 960
+    # certain lone digits and strikes whose row allows a longer number): the two faint "15"
+    # and "10" misread there score 0.102 and 0.115; 11 right readings score 0.10 or more
+    # (c744d38).
+    stroke_before: float = 0.095
+
+    def __post_init__(self) -> None:
+        if not 0 < self.min_hole < 1:
+            raise ValueError(f"MarkSettings.min_hole must lie in (0, 1), got {self.min_hole}")
+        for name in ("company", "loop_ink_sigmas", "stroke_before"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"MarkSettings.{name} must be positive, "
+                                 f"got {getattr(self, name)}")
+
+
+MARKS = MarkSettings()
 
 
 @dataclass(frozen=True)
@@ -49,7 +69,8 @@ class _Mark:
     stroke: float  # the mark's ink strength over the paper (median over the mark)
 
 
-def _main_mark(crop_bgr: np.ndarray, margin_px: int) -> _Mark | None:
+def _main_mark(crop_bgr: np.ndarray, margin_px: int, settings: MarkSettings
+               ) -> _Mark | None:
     """The main mark, or None for a box with no ink (`margin_px`: the crop's margin around
     the writable box, where the grid lines live)."""
     ink = ink_map(crop_bgr)
@@ -58,7 +79,7 @@ def _main_mark(crop_bgr: np.ndarray, margin_px: int) -> _Mark | None:
     if h - 2 * m < 8 or w - 2 * m < 8:
         return None
     inner = cv2.GaussianBlur(ink, (0, 0), 1.5)[m:h - m, m:w - m]
-    paper, floor = noise_floor(inner, LOOP_INK_SIGMAS)
+    paper, floor = noise_floor(inner, settings.loop_ink_sigmas)
     binary = (inner > max(floor, 0.04)).astype(np.uint8)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
     if n < 2:
@@ -70,13 +91,13 @@ def _main_mark(crop_bgr: np.ndarray, margin_px: int) -> _Mark | None:
     holes = [c for c, link in zip(contours, hierarchy[0], strict=True)
              if link[3] >= 0] if hierarchy is not None else []
     hole = max(holes, key=cv2.contourArea, default=None)
-    if hole is not None and cv2.contourArea(hole) < MIN_HOLE * bw * bh:
+    if hole is not None and cv2.contourArea(hole) < settings.min_hole * bw * bh:
         hole = None  # a blot's speck of paper, not a loop
     stroke = float(np.median(inner[mark > 0])) - paper
     return _Mark(inner, paper, mark, (x, y, bw, bh), tuple(contours), hole, stroke)
 
 
-def _stroke_before(mark: _Mark) -> bool:
+def _stroke_before(mark: _Mark, settings: MarkSettings) -> bool:
     """True when a faint, tall stroke stands left of the main mark (a first digit under
     the noise floor)."""
     x, y, _bw, bh = mark.box
@@ -86,11 +107,12 @@ def _stroke_before(mark: _Mark) -> bool:
     excess = mark.inner - mark.paper
     along = cv2.GaussianBlur(cv2.blur(excess, (1, max(3, bh // 2))), (0, 0), 1.0)
     beside = along[max(0, y - bh // 6):y + bh + bh // 6, :left]
-    return float(beside.max()) / mark.stroke >= STROKE_BEFORE
+    return float(beside.max()) / mark.stroke >= settings.stroke_before
 
 
 def hidden_first_digit(crop_bgr: np.ndarray, margin_px: int, value: object,
-                       allowed: tuple[int, ...] | None) -> bool:
+                       allowed: tuple[int, ...] | None, settings: MarkSettings = MARKS
+                       ) -> bool:
     """A certain strike or lone digit that may hide a faint first digit: a loop with ink
     beside it (any row), or, where the row allows a longer number ending in the reading
     (10-50 for a 0, 15 and 25 for a 5), a faint tall stroke before the mark."""
@@ -100,26 +122,27 @@ def hidden_first_digit(crop_bgr: np.ndarray, margin_px: int, value: object,
     longer = allowed is not None and any(a >= 10 and a % 10 == last for a in allowed)
     if not longer and last != 0:
         return False
-    mark = _main_mark(crop_bgr, margin_px)
+    mark = _main_mark(crop_bgr, margin_px, settings)
     if mark is None:
         return False
     if last == 0 and mark.hole is None:
         return False  # a dash, slash or cross: no written 0 to hide a digit before
-    if last == 0 and _loop_company(mark):
+    if last == 0 and _loop_company(mark, settings):
         return True
-    return longer and _stroke_before(mark)
+    return longer and _stroke_before(mark, settings)
 
 
-def loop_with_company(crop_bgr: np.ndarray, margin_px: int) -> bool:
+def loop_with_company(crop_bgr: np.ndarray, margin_px: int, settings: MarkSettings = MARKS
+                      ) -> bool:
     """True when the cell's main mark is a closed loop (a written 0) with ink to its left.
 
     `margin_px` is the crop's margin around the writable box (the grid lines live there).
     """
-    found = _main_mark(crop_bgr, margin_px)
-    return found is not None and found.hole is not None and _loop_company(found)
+    found = _main_mark(crop_bgr, margin_px, settings)
+    return found is not None and found.hole is not None and _loop_company(found, settings)
 
 
-def _loop_company(found: _Mark) -> bool:
+def _loop_company(found: _Mark, settings: MarkSettings) -> bool:
     """loop_with_company's test on a main mark that is a loop."""
     inner, mark, contours, hole = found.inner, found.mask, found.contours, found.hole
     assert hole is not None
@@ -135,4 +158,4 @@ def _loop_company(found: _Mark) -> bool:
     wide = cv2.GaussianBlur(inner, (0, 0), 2.5)
     top, bottom = max(0, int(hy - width)), int(hy + hh + width) + 1
     beside = wide[top:bottom, :left]
-    return (float(beside.max()) - float(np.median(wide))) / stroke >= COMPANY
+    return (float(beside.max()) - float(np.median(wide))) / stroke >= settings.company

@@ -18,7 +18,7 @@ import numpy as np
 from escalero.scan import cells as cells_mod
 from escalero.scan import locate, payout
 from escalero.scan.adapt import ADAPT, AdaptParams
-from escalero.scan.anchors import place_unplaced
+from escalero.scan.anchors import ANCHORS, AnchorSettings, place_unplaced
 from escalero.scan.cells import CUTTING, TOTALS, CuttingSettings, TotalsSettings
 from escalero.scan.geometry import (
     TOTAL_ROW,
@@ -44,9 +44,10 @@ from escalero.scan.recognize import (
     Recognizer,
 )
 from escalero.scan.rectify import (
-    MAX_BLUR_MM,
+    RECTIFY,
     TOO_BLURRED,
     Rectified,
+    RectifySettings,
     check_markers_sharp,
     outline_blur_mm,
     rectify,
@@ -113,13 +114,18 @@ class ScanOptions:
     # (an Asse strike written as a hooked 0 read as 6, raised to 0.984, confirmed by a
     # total whose 0 reads as 6 too); benchmarks.scan --row-priors measures with it.
     row_priors: bool = False
-    # The stages' tuned values, each field with what it was fitted on: how cells are cut
-    # (scan.cells), when a reading is certain (scan.recognize; a recognizer passed to
-    # scan_photo reads with its own), how sure each cell's placement is (scan.grid), the
+    # The stages' tuned values, each field with what it was fitted on: how the sheet is
+    # found (scan.locate) and when it is too small or blurred (scan.rectify), how cells are
+    # cut (scan.cells), when a reading is certain (scan.recognize; a recognizer passed to
+    # scan_photo reads with its own), how sure each cell's placement is (scan.grid, with the
+    # grid line search and the moved boxes' reaim gain; the page model: scan.anchors), the
     # written totals check (scan.cells) and when the payout is certain (scan.payout).
+    locating: locate.LocateSettings = locate.LOCATE
+    rectifying: RectifySettings = RECTIFY
     cutting: CuttingSettings = CUTTING
     reading: ReadingSettings = READING
     placement: PlacementSettings = field(default_factory=PlacementSettings)
+    anchoring: AnchorSettings = ANCHORS
     totals: TotalsSettings = TOTALS
     payout: PayoutSettings = PAYOUT
     # ...and when the printed grid names a layout (scan.infer_layout), when a sheet is
@@ -345,7 +351,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     """scan_photo on an already decoded BGR image."""
     timer = timer or _Timer()
     found = timer.found
-    markers, fits, marked, qr, outline = _locate(image, timer)
+    markers, fits, marked, qr, outline = _locate(image, timer, options.locating)
     # None of our marks and no code: a sheet we did not print, read by its ruled lines.
     foreign = _foreign(image, options, timer, outline, recognizer) if qr is None \
         and marked is None and not fits else None
@@ -358,14 +364,14 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         source, warnings = "grid", foreign[0].warnings
     with timer.stage("place"):
         placement = found["placement"] = foreign[2] if foreign else locate.place_sheet(
-            geom, markers, qr, outline)
+            geom, markers, qr, outline, options.locating)
     with timer.stage("rectify"):
-        rect: Rectified = rectify(foreign[1] if foreign else image,
-                                  placement.homography, geom, [] if foreign else None)
+        rect: Rectified = rectify(foreign[1] if foreign else image, placement.homography,
+                                  geom, [] if foreign else None, options.rectifying)
         found["rectified"] = rect
     with timer.stage("grid"):
         snapped = foreign[0].snapped if foreign else _snap(rect, geom, source,
-                                                           options.placement)
+                                                           options.placement, options.anchoring)
     with timer.stage("crop"):
         crops = _cut_cells(rect, snapped, geom, options)
         red_ink = is_red_ink(crops, options.ink)
@@ -378,7 +384,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         snapped, readings, crops, tolerated = _read(reader, rect, snapped, geom, options,
                                                     crops, red_ink)
     with timer.stage("assemble"):
-        blurred = bool(rect.blur_mm > MAX_BLUR_MM)  # nan (no edge measured): not blurred
+        blurred = bool(rect.blur_mm > options.rectifying.max_blur_mm)  # nan (no edge): False
         warnings += (note("blurred_photo").text(options.lang),) if blurred else ()
         checked = run_passes(cells_mod.to_results(snapped, readings), PassContext(
             crops, rect.slot_px_per_mm, options.cutting, options.placement, options.totals,
@@ -405,18 +411,18 @@ Located = tuple[tuple[locate.MarkerHit, ...], locate.Fits, "LayoutSpec | None",
                 locate.QrHit | None, np.ndarray | None]
 
 
-def _locate(image: np.ndarray, timer: _Timer) -> Located:
+def _locate(image: np.ndarray, timer: _Timer, settings: locate.LocateSettings) -> Located:
     """The corner marks, the page frames they fit, the layout their ids name, the QR code
     and (with fewer than three marks) the paper's outline, each a timed stage."""
     found = timer.found
     with timer.stage("markers"):
         gray = locate.gray_of(image)  # once: markers, code and outline all read grey
-        markers = found["markers"] = locate.find_markers(gray)
+        markers = found["markers"] = locate.find_markers(gray, settings)
     with timer.stage("layout"):
         fits = locate.frame_fits(markers, page_frames())
     if len(markers) == 2:  # a second look where the marks found put the others
         with timer.stage("markers"):
-            markers = found["markers"] = locate.look_again(gray, markers, fits)
+            markers = found["markers"] = locate.look_again(gray, markers, fits, settings)
         with timer.stage("layout"):
             fits = locate.frame_fits(markers, page_frames())
     with timer.stage("layout"):
@@ -426,7 +432,8 @@ def _locate(image: np.ndarray, timer: _Timer) -> Located:
         marked = found["marked"] = locate.layout_from_markers(markers, fits)
     with timer.stage("qr"):
         qr = found["qr"] = locate.read_qr(gray, markers, page_frames(),
-                                          search=marked is None, fits=fits, ours=is_our_code)
+                                          search=marked is None, fits=fits, ours=is_our_code,
+                                          settings=settings)
     outline = None
     if len(markers) < 3:
         with timer.stage("outline"):
@@ -444,7 +451,7 @@ def _foreign(image: np.ndarray, options: ScanOptions, timer: _Timer,
     from escalero.scan.ruled import for_scan
 
     with timer.stage("layout"):
-        _check_without_code(image, (), outline, [])
+        _check_without_code(image, (), outline, [], options.rectifying)
     with timer.stage("ruled"):
         reader = recognizer if recognizer is not None else _recognizer(options.recognizer)
         return for_scan(image, outline, options.layout, options.layout_fields, options.lang,
@@ -459,7 +466,7 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
     timer.current = "layout"
     with timer.stage("layout"):
         if qr is None and marked is None:
-            _check_without_code(image, markers, outline, fits)
+            _check_without_code(image, markers, outline, fits, options.rectifying)
     inferred = None
     if qr is None and marked is None and options.layout is None and len(markers) >= 2:
         with timer.stage("infer"):
@@ -524,7 +531,7 @@ def _reaimed(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlot]
         return again, list(reader.read(again))
 
     return reaim(snapped, readings, crops, read_slots, options.placement.max_uncertain_mm,
-                 options.placement.shifted_reach_mm)
+                 options.placement.shifted_reach_mm, options.placement.reaim_gain)
 
 
 def _cut_cells(rect: Rectified, slots: Sequence[SnappedSlot], geom: SheetGeometry,
@@ -534,8 +541,8 @@ def _cut_cells(rect: Rectified, slots: Sequence[SnappedSlot], geom: SheetGeometr
     return crops if options.row_priors else [replace(c, row=None) for c in crops]
 
 
-def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: PlacementSettings
-          ) -> tuple[SnappedSlot, ...]:
+def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: PlacementSettings,
+          anchoring: AnchorSettings) -> tuple[SnappedSlot, ...]:
     """Each cell onto its printed grid lines."""
     try:
         # A layout read from the code or the fiducials' ids is certain: placement
@@ -546,7 +553,7 @@ def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: Placement
         if source == "grid":  # the guessed layout failed grid.py's own check
             raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None
         raise
-    return place_unplaced(page, geom, snapped)
+    return place_unplaced(page, geom, snapped, anchoring)
 
 
 def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],
@@ -586,15 +593,16 @@ def read_cells(reader: Recognizer, crops: Sequence[Any], adapt: bool,
 
 
 def _check_without_code(image: np.ndarray, markers: tuple[locate.MarkerHit, ...],
-                        outline: np.ndarray | None, fits: locate.Fits) -> None:
+                        outline: np.ndarray | None, fits: locate.Fits,
+                        settings: RectifySettings) -> None:
     """An unreadable code on a tiny or blurred photo: say so, not "name the layout"."""
     if fits:
         _err, hom, frame = fits[0]
         check_markers_sharp(image, hom, [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)
-                                         for m in frame.markers])
+                                         for m in frame.markers], settings)
     elif len(markers) < 2 and outline is not None:
         blur = outline_blur_mm(image, outline)
-        if blur is not None and blur > MAX_BLUR_MM:
+        if blur is not None and blur > settings.max_blur_mm:
             raise UnreadableSheetError(TOO_BLURRED, reason=Reason.TOO_BLURRED)
 
 

@@ -25,16 +25,34 @@ from escalero.i18n import N_
 
 PX_PER_MM = 10.0  # the cell-reading contract's resolution
 CELL_MARGIN_MM = 1.5  # ...and its margin: a crop is the writable box grown by this each side
-# The digit model is trained down to ~2.8 px/mm: cells shown below
-# scan.cells.CuttingSettings.small_px_per_mm are read but flagged (a 1600 px upload of a
-# sheet filling most of the frame is ~2.5-3 px/mm); a sheet shown below
-# MIN_SHEET_PX_PER_MM (median cell) is refused.
-MIN_SHEET_PX_PER_MM = 2.0
-MAX_BLUR_MM = 0.45  # Gaussian sigma of the marker edges, in mm on the sheet
-# Beyond MAX_BLUR_MM the reader's calibration does not hold, and the sheet is read with
-# every cell unsure. At 1.2 mm a 0.4 mm pen stroke is smeared over 3 mm: a cell's digits
-# blend into one blot, which a person cannot read either (set by hand, not fitted).
-UNREADABLE_BLUR_MM = 1.2
+
+
+@dataclass(frozen=True)
+class RectifySettings:
+    """When the flat sheet is too small or too blurred to read (ScanOptions.rectifying)."""
+
+    # The digit model is trained down to ~2.8 px/mm: cells shown below
+    # scan.cells.CuttingSettings.small_px_per_mm are read but flagged (a 1600 px upload of
+    # a sheet filling most of the frame is ~2.5-3 px/mm); a sheet shown below this (median
+    # cell) is refused. Not fitted: chosen by hand (364931e).
+    min_sheet_px_per_mm: float = 2.0
+    # Gaussian sigma of the marker edges, mm on the sheet, up to which the reader's
+    # calibration holds (the photos it was calibrated on). Set by hand (6ffcd46).
+    max_blur_mm: float = 0.45
+    # Beyond max_blur_mm the sheet is read with every cell unsure. At 1.2 mm a 0.4 mm pen
+    # stroke is smeared over 3 mm: a cell's digits blend into one blot, which a person
+    # cannot read either: refused. Set by hand, not fitted (d97142b).
+    unreadable_blur_mm: float = 1.2
+
+    def __post_init__(self) -> None:
+        if self.min_sheet_px_per_mm <= 0:
+            raise ValueError("RectifySettings.min_sheet_px_per_mm must be positive, got "
+                             f"{self.min_sheet_px_per_mm}")
+        if not 0 < self.max_blur_mm <= self.unreadable_blur_mm:
+            raise ValueError("RectifySettings: need 0 < max_blur_mm <= unreadable_blur_mm")
+
+
+RECTIFY = RectifySettings()
 
 TOO_SMALL = N_("sheet too small in the photo to read safely: move closer so the sheet "
                "fills the picture")
@@ -244,14 +262,15 @@ def photo_blur_mm(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) -> float
     return float(np.median(sigmas)) if sigmas else None
 
 
-def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) -> None:
+def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box],
+                        settings: RectifySettings = RECTIFY) -> None:
     """Refuse a small or blurred sheet from its markers alone (before the layout is known)."""
     x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
     x1, y1 = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
     # The grid is not known yet: judge the middle half of the page (the grid's core).
     w, h = x1 - x0, y1 - y0
     if photo_resolution(hom, (x0 + w / 4, y0 + h / 4, w / 2, h / 2)) \
-            < MIN_SHEET_PX_PER_MM:
+            < settings.min_sheet_px_per_mm:
         raise UnreadableSheetError(TOO_SMALL, reason=Reason.TOO_SMALL)
     patches = []
     for x, y, w, h in boxes:
@@ -264,7 +283,7 @@ def check_markers_sharp(image: np.ndarray, hom: np.ndarray, boxes: list[Box]) ->
                                     borderValue=(255, 255, 255))
         patches.append(edge_blur_mm(patch, [(pad, pad, w, h)]))
     blurs = [b for b in patches if b is not None]
-    if blurs and float(np.median(blurs)) > MAX_BLUR_MM:
+    if blurs and float(np.median(blurs)) > settings.max_blur_mm:
         raise UnreadableSheetError(TOO_BLURRED, reason=Reason.TOO_BLURRED)
 
 
@@ -310,13 +329,14 @@ def check_in_view(hom: np.ndarray, geom: SheetGeometry, shape: tuple[int, ...]) 
 
 
 def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
-            blur_boxes: list[Box] | None = None) -> Rectified:
+            blur_boxes: list[Box] | None = None, settings: RectifySettings = RECTIFY
+            ) -> Rectified:
     """The flat sheet, refused when it is cut off, too small or too blurred."""
     check_in_view(hom, geom, image.shape)
     res = slot_resolutions(hom, geom)
     # Refuse when most cells are too small; a few far ones (a tilted photo) are only
     # flagged (see cells.flag_small).
-    if float(np.median(res)) < MIN_SHEET_PX_PER_MM:
+    if float(np.median(res)) < settings.min_sheet_px_per_mm:
         raise UnreadableSheetError(TOO_SMALL, reason=Reason.TOO_SMALL)
     if blur_boxes is None:  # the sharpest print there is: markers and the QR code
         blur_boxes = [(m.cx - m.size / 2, m.cy - m.size / 2, m.size, m.size)
@@ -326,7 +346,7 @@ def rectify(image: np.ndarray, hom: np.ndarray, geom: SheetGeometry,
     # A sheet whose marks were found is read however blurred (its cells then are not
     # certain: cells.flag_blurred); only one too blurred for a person to read is refused.
     blur = photo_blur_mm(image, hom, blur_boxes)
-    if blur is not None and blur > UNREADABLE_BLUR_MM:
+    if blur is not None and blur > settings.unreadable_blur_mm:
         raise UnreadableSheetError(TOO_BLURRED, reason=Reason.TOO_BLURRED)
     return Rectified(image, hom, geom.page_mm, min(res),
                      blur if blur is not None else float("nan"), res)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from escalero.scan.grid import SnappedSlot
+from escalero.scan.grid import PLACEMENT, SnappedSlot
 from escalero.scan.recognize import lowered
 
 # The four moves of a box, as multiples of its uncertainty (x, y).
@@ -70,12 +70,6 @@ def tolerated_mm(snapped: Sequence[SnappedSlot], readings: Sequence[Any],
     return out
 
 
-# A moved box's reading replaces an unsure first reading only this much surer: set by
-# hand on pub 7600000 (first 40 photos), where boxes placed by the homography alone lay
-# up to 7 mm off and the first reading of a cut-off digit said "empty" or "struck".
-REAIM_GAIN = 0.2
-
-
 def cells_to_reaim(snapped: Sequence[SnappedSlot], readings: Sequence[Any], least_mm: float,
                    most_mm: float) -> list[int]:
     """The cells read unsure whose uncertainty lies in (least_mm, most_mm]."""
@@ -85,10 +79,12 @@ def cells_to_reaim(snapped: Sequence[SnappedSlot], readings: Sequence[Any], leas
 
 def reaim(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequence[Any],
           read_slots: Callable[[list[SnappedSlot]], tuple[Sequence[Any], Sequence[Any]]],
-          least_mm: float, most_mm: float) -> tuple[list[SnappedSlot], list[Any], list[Any]]:
+          least_mm: float, most_mm: float, gain: float = PLACEMENT.reaim_gain
+          ) -> tuple[list[SnappedSlot], list[Any], list[Any]]:
     """(slots, readings, crops) with each unsure cell's reading taken from the moved box
-    that reads it most surely, where that is REAIM_GAIN surer than the first; never
-    certain. `read_slots` returns the moved boxes' crops and readings, in one batch."""
+    that reads it most surely, where that is `gain` surer than the first
+    (grid.PlacementSettings.reaim_gain); never certain. `read_slots` returns the moved
+    boxes' crops and readings, in one batch."""
     slots, out, cut = list(snapped), list(readings), list(crops)
     tried = cells_to_reaim(snapped, readings, least_mm, most_mm)
     if not tried:
@@ -98,7 +94,7 @@ def reaim(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequen
     again_crops, again = read_slots(boxes)
     for k, i in enumerate(tried):
         j = max(range(k * len(MOVES), (k + 1) * len(MOVES)), key=lambda j: again[j].confidence)
-        if again[j].confidence >= readings[i].confidence + REAIM_GAIN:
+        if again[j].confidence >= readings[i].confidence + gain:
             slots[i], cut[i] = boxes[j], again_crops[j]
             out[i] = lowered(again[j], f"read with the box moved {MOVE_NAMES[j % len(MOVES)]} "
                                        f"by {snapped[i].uncertainty_mm:.1f} mm (the box had "

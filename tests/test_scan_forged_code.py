@@ -129,7 +129,7 @@ def test_a_stray_text_where_a_worse_frame_puts_the_code_is_no_code(monkeypatch) 
     worse = (3.0, np.eye(3), _Frame((50, 0, 10, 10)))
     texts = {(0, 0): "", (50, 0): "48747"}
 
-    def variants(image, hom, box, zxing=True):
+    def variants(image, hom, box, zxing=True, settings=None):
         yield np.zeros((4, 4), np.uint8) + box[0], np.eye(3), "plain"
 
     def decode(detectors, name, crop):

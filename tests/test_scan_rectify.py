@@ -8,7 +8,7 @@ from escalero.scan import locate
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import snap_slots
 from escalero.scan.pipeline import ScanOptions, scan_image
-from escalero.scan.rectify import MAX_BLUR_MM, UNREADABLE_BLUR_MM, rectify
+from escalero.scan.rectify import RECTIFY, rectify
 from escalero.scoring.errors import Reason, UnreadableSheetError
 from escalero.sheets.layout import LayoutSpec
 from scan_support import photo_with_truth, written_sheet
@@ -31,7 +31,7 @@ def _true_hom(hom_page: np.ndarray) -> np.ndarray:
 def test_sharp_sheet_is_accepted_and_grid_found(page) -> None:
     photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=0.8)
     rect = rectify(photo, _true_hom(hom), GEOM)
-    assert rect.photo_px_per_mm > 5 and rect.blur_mm < MAX_BLUR_MM
+    assert rect.photo_px_per_mm > 5 and rect.blur_mm < RECTIFY.max_blur_mm
     snapped = snap_slots(rect, GEOM)
     assert np.mean([s.edges_found for s in snapped]) > 3.5
     assert max(s.shift_mm for s in snapped) < 0.5  # the true homography needs no snapping
@@ -45,11 +45,11 @@ def test_a_sheet_too_blurred_for_its_marks_is_refused(page) -> None:
 
 
 def test_a_blurred_sheet_whose_marks_are_read_is_read_with_every_cell_unsure(page) -> None:
-    """Beyond MAX_BLUR_MM the reader's calibration does not hold: the sheet is read, not
+    """Beyond max_blur_mm the reader's calibration does not hold: the sheet is read, not
     refused, but no cell and no payout is certain, and the photo's blur is said."""
     photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=3.5)
     rect = rectify(photo, _true_hom(hom), GEOM)
-    assert MAX_BLUR_MM < rect.blur_mm < UNREADABLE_BLUR_MM
+    assert RECTIFY.max_blur_mm < rect.blur_mm < RECTIFY.unreadable_blur_mm
     result = scan_image(photo)
     assert not any(c.certain for c in result.cells)
     assert not result.certainty.certain
