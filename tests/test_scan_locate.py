@@ -212,3 +212,18 @@ def test_no_second_look_finds_a_mark_that_is_not_there(page) -> None:
     two = locate.find_markers(photo)
     assert [h.corner for h in two] == [2, 3]
     assert locate.look_again(photo, two, locate.frame_fits(two, page_frames())) == two
+
+
+def test_the_locate_settings_are_checked_and_reach_the_detection(page) -> None:
+    for bad in ({"quick_window": 24}, {"marker_fit_share": 0.0}, {"qr_tries": ()},
+                {"qr_tries": ((8.0, False, "other"),)}, {"look_again_zoom": (0.0,)}):
+        with pytest.raises(ValueError, match="LocateSettings"):
+            locate.LocateSettings(**bad)
+    photo, _ = photo_with_truth(page, size=(1500, 2000), angle=6, scale=0.8)
+    assert len(locate.find_markers(photo, locate.LocateSettings(detect_long_side=800))) == 4
+    # No QR try at all but one that cannot decode: the code is not read where it lies.
+    hopeless = locate.LocateSettings(qr_tries=((0.5, False, "plain"),))
+    markers = locate.find_markers(photo)
+    assert locate.read_qr(photo, markers, page_frames()) is not None
+    assert locate.read_qr(photo, markers, page_frames(), search=False,
+                          settings=hopeless) is None

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 from escalero.scan.cells import CellResult, flag_hidden_digits
-from escalero.scan.marks import hidden_first_digit, loop_with_company
+from escalero.scan.marks import MarkSettings, hidden_first_digit, loop_with_company
 from escalero.scan.recognize import CellCrop
 
 MARGIN = 15  # the cell-reading contract: 1.5 mm at 10 px/mm
@@ -87,3 +87,12 @@ def test_a_certain_lone_digit_with_a_faint_one_is_flagged_with_its_digit() -> No
     cells = [CellResult(0, 0, "kings", 5, 0.999, (), True, (0, 0, 14, 9))]
     out = flag_hidden_digits(cells, crops)
     assert not out[0].certain and "5" in out[0].note and "schwache" in out[0].note
+
+
+def test_the_shape_checks_values_are_checked_and_used() -> None:
+    for bad in ({"min_hole": 1.0}, {"company": 0.0}, {"stroke_before": -0.1}):
+        with pytest.raises(ValueError, match="MarkSettings"):
+            MarkSettings(**bad)
+    cell = _cell(before=4, faint=0.3)
+    assert loop_with_company(cell, MARGIN)
+    assert not loop_with_company(cell, MARGIN, MarkSettings(company=50.0))

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from escalero.scan import locate
 from escalero.scan.geometry import geometry_for
-from escalero.scan.grid import snap_slots
+from escalero.scan.grid import LineSearchSettings, PlacementSettings, snap_slots
 from escalero.scan.pipeline import ScanOptions, scan_image
-from escalero.scan.rectify import RECTIFY, rectify
+from escalero.scan.rectify import RECTIFY, RectifySettings, rectify
 from escalero.scoring.errors import Reason, UnreadableSheetError
 from escalero.sheets.layout import LayoutSpec
 from scan_support import photo_with_truth, written_sheet
@@ -98,3 +98,34 @@ def test_sheet_partly_outside_the_picture_is_refused(page) -> None:
     with pytest.raises(UnreadableSheetError, match="outside the picture") as err:
         rectify(cut, placement.homography, GEOM)
     assert err.value.reason == Reason.OUT_OF_VIEW
+
+
+def test_the_refusals_limits_are_settings_the_scan_options_carry(page) -> None:
+    """A sheet read at the default limits is refused as too small where the settings ask
+    for more pixels per mm, in rectify and through ScanOptions.rectifying."""
+    with pytest.raises(ValueError, match="max_blur_mm"):
+        RectifySettings(max_blur_mm=2.0)
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=0.8)
+    strict = RectifySettings(min_sheet_px_per_mm=50.0)
+    with pytest.raises(UnreadableSheetError, match="too small"):
+        rectify(photo, _true_hom(hom), GEOM, settings=strict)
+    with pytest.raises(UnreadableSheetError) as err:
+        scan_image(photo, ScanOptions(rectifying=strict))
+    assert err.value.reason == Reason.TOO_SMALL
+
+
+def test_the_line_search_is_a_setting_of_the_placement(page) -> None:
+    """Where no peak is strong enough to be a grid line, none is found: a guessed layout is
+    refused, a certain one keeps the homography's places."""
+    with pytest.raises(ValueError, match="clear_share"):
+        LineSearchSettings(clear_share=1.5)
+    with pytest.raises(ValueError, match="reaim_gain"):
+        PlacementSettings(reaim_gain=-0.1)
+    photo, hom = photo_with_truth(page, size=(1500, 2000), angle=4, scale=0.85, blur=0.8)
+    rect = rectify(photo, _true_hom(hom), GEOM)
+    blind = PlacementSettings(lines=LineSearchSettings(min_line_strength=1000.0))
+    with pytest.raises(UnreadableSheetError, match="grid"):
+        snap_slots(rect, GEOM, settings=blind)
+    snapped = snap_slots(rect, GEOM, strict=False, settings=blind)
+    assert all(s.edges_found == 0 for s in snapped)
+    assert all(s.uncertainty_mm == blind.homography_mm for s in snapped)
