@@ -57,6 +57,11 @@ class LocateSettings:
     # 2-3 times (0f2575d). The window's half side is a share of the page's diagonal in px.
     look_again_zoom: tuple[float, ...] = (2.0, 3.0)
     look_again_reach: float = 0.2
+    # A find this much smaller than the largest mark found is no mark: a tilt makes the far
+    # marks smaller by at most 1.5-2 times on the bench; a die's face or a printed square
+    # on the table reads as a mark a quarter of the size (pub 7700000-097: 11.6 px beside
+    # 43 and 38 px), and as a third mark it kept the second look for the real ones away.
+    least_size_share: float = 0.4
 
     def __post_init__(self) -> None:
         if self.detect_long_side < 64 or self.quick_window < 3 or self.quick_window % 2 == 0:
@@ -68,9 +73,11 @@ class LocateSettings:
             raise ValueError("LocateSettings: need qr_pad_mm >= 0 and qr_tries of positive "
                              "px/mm with a detector zxing, plain or aruco")
         if not 0 < self.marker_fit_share < 1 or not 0 < self.look_again_reach < 1 or \
-                any(z <= 0 for z in self.look_again_zoom):
+                any(z <= 0 for z in self.look_again_zoom) or \
+                not 0 <= self.least_size_share < 1:
             raise ValueError("LocateSettings: marker_fit_share and look_again_reach must lie "
-                             "in (0, 1), look_again_zoom be positive")
+                             "in (0, 1), least_size_share in [0, 1), look_again_zoom be "
+                             "positive")
 
 
 LOCATE = LocateSettings()
@@ -188,7 +195,17 @@ def find_markers(image: np.ndarray, settings: LocateSettings = LOCATE
                 found.setdefault(corner, (mid, pts / scale))
             if len(found) >= enough or scale >= 1.0:
                 break
-    return tuple(MarkerHit(found[c][0], _refine(gray, found[c][1])) for c in sorted(found))
+    hits = tuple(MarkerHit(found[c][0], _refine(gray, found[c][1])) for c in sorted(found))
+    return _without_odd_sizes(hits, settings.least_size_share)
+
+
+def _without_odd_sizes(hits: tuple[MarkerHit, ...], share: float) -> tuple[MarkerHit, ...]:
+    """The finds that are at least `share` of the largest one's size (see
+    LocateSettings.least_size_share)."""
+    if len(hits) < 2:
+        return hits
+    sizes = [float(np.linalg.norm(h.corners[0] - h.corners[2])) for h in hits]
+    return tuple(h for h, size in zip(hits, sizes, strict=True) if size >= share * max(sizes))
 
 
 Fits = list[tuple[float, np.ndarray, PageFrame]]  # frame_fits: (rms px, mm->px, frame)

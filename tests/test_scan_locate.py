@@ -227,3 +227,18 @@ def test_the_locate_settings_are_checked_and_reach_the_detection(page) -> None:
     assert locate.read_qr(photo, markers, page_frames()) is not None
     assert locate.read_qr(photo, markers, page_frames(), search=False,
                           settings=hopeless) is None
+
+
+def test_a_find_far_smaller_than_the_marks_is_no_mark() -> None:
+    """A die's face beside two real marks (pub 7700000-097) is dropped, so the second
+    look goes for the real third and fourth marks; a tilt's smaller far mark is kept."""
+    from escalero.scan.locate import LOCATE, MarkerHit, _without_odd_sizes
+
+    def hit(corner_id: int, size: float) -> MarkerHit:
+        square = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+        return MarkerHit(corner_id, square)
+
+    found = (hit(0, 30.0), hit(2, 27.0), hit(3, 8.0))
+    assert [h.id for h in _without_odd_sizes(found, LOCATE.least_size_share)] == [0, 2]
+    tilted = (hit(0, 30.0), hit(1, 18.0), hit(2, 14.0), hit(3, 29.0))
+    assert _without_odd_sizes(tilted, LOCATE.least_size_share) == tilted
