@@ -50,6 +50,17 @@ class LocateSettings:
     # 4% of a mark's size (pub 7600000: 2.4-2.5 px at 60 px), where the other layout's
     # frame misfits by 17-19% (d97142b).
     marker_fit_share: float = 0.06
+    min_fit_px: float = 2.0  # ...but never below this many px RMS: set by hand (6ffcd46)
+    # A page frame fits the marks found where their RMS misfit is under this share of a
+    # mark's size (frame_fits): set by hand (d46b517).
+    frame_fit_share: float = 0.1
+    # Of four marks, one is a stray find where the other three put it this share of a
+    # mark's size away and fit this many times better without it (4d426cb, set by hand).
+    stray_miss_share: float = 0.5
+    stray_gain: float = 1.5
+    # The paper's outline places the sheet where the marks or the code lie within this
+    # share of the outline's diagonal of where it puts them: set by hand (6ffcd46).
+    outline_fit_share: float = 0.03
     # A second look for the marks the first passes missed (look_again): a window around
     # where two found ones put each, enlarged, read with the small-marker detector. On 200
     # pub photos (seed 7500000: 1600-1920 px, 2 px blur) 11 showed only the two near marks;
@@ -72,12 +83,16 @@ class LocateSettings:
                 for ppm, _, name in self.qr_tries):
             raise ValueError("LocateSettings: need qr_pad_mm >= 0 and qr_tries of positive "
                              "px/mm with a detector zxing, plain or aruco")
-        if not 0 < self.marker_fit_share < 1 or not 0 < self.look_again_reach < 1 or \
-                any(z <= 0 for z in self.look_again_zoom) or \
+        shares = (self.marker_fit_share, self.frame_fit_share, self.outline_fit_share,
+                  self.look_again_reach)
+        if not all(0 < v < 1 for v in shares) or any(z <= 0 for z in self.look_again_zoom) or \
                 not 0 <= self.least_size_share < 1:
-            raise ValueError("LocateSettings: marker_fit_share and look_again_reach must lie "
-                             "in (0, 1), least_size_share in [0, 1), look_again_zoom be "
-                             "positive")
+            raise ValueError("LocateSettings: marker_fit_share, frame_fit_share, "
+                             "outline_fit_share and look_again_reach must lie in (0, 1), "
+                             "least_size_share in [0, 1), look_again_zoom be positive")
+        if self.min_fit_px < 0 or self.stray_miss_share <= 0 or self.stray_gain < 1:
+            raise ValueError("LocateSettings: need min_fit_px >= 0, stray_miss_share > 0 "
+                             "and stray_gain >= 1")
 
 
 LOCATE = LocateSettings()
@@ -231,7 +246,7 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
         for mark in frame.markers:
             if mark.id not in found:  # a frame's marker ids are their corners
                 hit = _look_for(gray, hom, reach, mark.centre, mark.id, settings)
-                if hit is not None and frame_fits((*found.values(), hit), [frame]):
+                if hit is not None and frame_fits((*found.values(), hit), [frame], settings):
                     found[mark.id] = hit
         if len(found) == 4:
             break
@@ -265,7 +280,8 @@ def _look_for(gray: np.ndarray, hom: np.ndarray, reach: int,
     return None
 
 
-def layout_from_markers(markers: tuple[MarkerHit, ...], fits: Fits | None = None) -> Any:
+def layout_from_markers(markers: tuple[MarkerHit, ...], fits: Fits | None = None,
+                        settings: LocateSettings = LOCATE) -> Any:
     """The sheets.layout.LayoutSpec the fiducials' ids name (layout version 2 and later),
     or None: a version 1 sheet, fewer than three markers, ids that disagree, or markers
     that do not lie where that sheet prints them (a stray find in the clutter around it).
@@ -275,7 +291,7 @@ def layout_from_markers(markers: tuple[MarkerHit, ...], fits: Fits | None = None
     if spec is None:
         return None
     frame = page_frame(build_layout(spec))
-    fits = frame_fits(markers, page_frames()) if fits is None else fits
+    fits = frame_fits(markers, page_frames(), settings) if fits is None else fits
     if not any(fit[2] == frame for fit in fits):
         return None
     return spec
@@ -297,7 +313,8 @@ def _refine(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return np.where((moved < side / 8)[:, None], refined, corners).astype(np.float32)
 
 
-def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]) -> Fits:
+def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame],
+               settings: LocateSettings = LOCATE) -> Fits:
     """The page frames the detected markers fit, best first: (rms px, mm->px, frame)."""
     if len(markers) < 2:
         return []
@@ -311,7 +328,7 @@ def frame_fits(markers: tuple[MarkerHit, ...], frames: Sequence[PageFrame]) -> F
                 src.extend(m.corners)
                 dst.extend(hit.corners.tolist())
         hom, err = _fit(np.array(src, np.float32), np.array(dst, np.float32))
-        if err < 0.1 * _marker_px(markers):
+        if err < settings.frame_fit_share * _marker_px(markers):
             fits.append((err, hom, frame))
     return sorted(fits, key=lambda f: f[0])
 
@@ -401,8 +418,8 @@ def read_qr(image: np.ndarray, markers: tuple[MarkerHit, ...] = (),
     one of this project's codes (see _qr_in_frames).
     """
     gray = gray_of(image)
-    hit = _qr_in_frames(gray, frame_fits(markers, frames) if fits is None else fits, ours,
-                        settings)
+    hit = _qr_in_frames(gray, frame_fits(markers, frames, settings) if fits is None else fits,
+                        ours, settings)
     if hit is not None or not search:
         return hit
     attempts: list[tuple[np.ndarray, float, tuple[int, int]]] = []
@@ -477,7 +494,7 @@ def _marker_correspondences(geom: SheetGeometry, markers: tuple[MarkerHit, ...]
 
 
 def _drop_stray_marker(geom: SheetGeometry, used: tuple[MarkerHit, ...], hom: np.ndarray,
-                       err: float, marker_px: float
+                       err: float, marker_px: float, settings: LocateSettings
                        ) -> tuple[np.ndarray, float, tuple[MarkerHit, ...]]:
     """Four markers always fit a homography; a stray one (another sheet, a false find)
     shows as a marker the other three put far from where it was found. Bent paper moves
@@ -493,7 +510,7 @@ def _drop_stray_marker(geom: SheetGeometry, used: tuple[MarkerHit, ...], hom: np
             best = (r_err, miss, r_hom, rest)
     assert best is not None
     r_err, miss, r_hom, rest = best
-    if miss > 0.5 * marker_px and err > 1.5 * r_err:
+    if miss > settings.stray_miss_share * marker_px and err > settings.stray_gain * r_err:
         return r_hom, r_err, rest
     return hom, err, used
 
@@ -507,10 +524,10 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
         marker_px = _marker_px(used)
         hom, err = _fit(src, dst)
         if len(used) == 4:
-            hom, err, used = _drop_stray_marker(geom, used, hom, err, marker_px)
+            hom, err, used = _drop_stray_marker(geom, used, hom, err, marker_px, settings)
         # A misread marker throws the fit off by far more than a pixel or two
         # (LocateSettings.marker_fit_share).
-        if err < max(2.0, settings.marker_fit_share * marker_px):
+        if err < max(settings.min_fit_px, settings.marker_fit_share * marker_px):
             return Placement(hom, "markers", used, None, err)
     if outline is None:
         raise SheetNotFoundError(NO_SHEET, reason=Reason.NO_SHEET)
@@ -535,6 +552,6 @@ def place_sheet(geom: SheetGeometry, markers: tuple[MarkerHit, ...], qr: QrHit |
     assert best is not None
     err, hom = best
     diag = float(np.linalg.norm(outline[0] - outline[2]))
-    if err > 0.03 * diag:
+    if err > settings.outline_fit_share * diag:
         raise SheetNotFoundError(NO_SHEET, reason=Reason.NO_SHEET)
     return Placement(hom, "outline", used, outline.astype(np.float32), err)

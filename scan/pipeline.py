@@ -419,17 +419,17 @@ def _locate(image: np.ndarray, timer: _Timer, settings: locate.LocateSettings) -
         gray = locate.gray_of(image)  # once: markers, code and outline all read grey
         markers = found["markers"] = locate.find_markers(gray, settings)
     with timer.stage("layout"):
-        fits = locate.frame_fits(markers, page_frames())
+        fits = locate.frame_fits(markers, page_frames(), settings)
     if len(markers) == 2:  # a second look where the marks found put the others
         with timer.stage("markers"):
             markers = found["markers"] = locate.look_again(gray, markers, fits, settings)
         with timer.stage("layout"):
-            fits = locate.frame_fits(markers, page_frames())
+            fits = locate.frame_fits(markers, page_frames(), settings)
     with timer.stage("layout"):
         # Sheets printed since layout version 2 name their layout in the fiducials' ids
         # too; then the code adds only the serial, so the slow whole-photo search is
         # skipped.
-        marked = found["marked"] = locate.layout_from_markers(markers, fits)
+        marked = found["marked"] = locate.layout_from_markers(markers, fits, settings)
     with timer.stage("qr"):
         qr = found["qr"] = locate.read_qr(gray, markers, page_frames(),
                                           search=marked is None, fits=fits, ours=is_our_code,

@@ -216,7 +216,8 @@ def test_no_second_look_finds_a_mark_that_is_not_there(page) -> None:
 
 def test_the_locate_settings_are_checked_and_reach_the_detection(page) -> None:
     for bad in ({"quick_window": 24}, {"marker_fit_share": 0.0}, {"qr_tries": ()},
-                {"qr_tries": ((8.0, False, "other"),)}, {"look_again_zoom": (0.0,)}):
+                {"qr_tries": ((8.0, False, "other"),)}, {"look_again_zoom": (0.0,)},
+                {"frame_fit_share": 1.0}, {"stray_gain": 0.5}, {"min_fit_px": -1.0}):
         with pytest.raises(ValueError, match="LocateSettings"):
             locate.LocateSettings(**bad)
     photo, _ = photo_with_truth(page, size=(1500, 2000), angle=6, scale=0.8)
