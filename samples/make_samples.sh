@@ -28,3 +28,4 @@ fx() { "$PY" -m samples.foreign --n 1 --megapixels 3 --out "$OUT/foreign" "$@"; 
 fx --name 18-foreign-block         --seed 3 --kind block
 fx --name 19-foreign-hand          --seed 2 --kind hand
 fx --name 20-foreign-hand-squared  --seed 3 --kind hand
+fx --name 21-foreign-hand-sideways  --seed 951000 --start 3 --kind hand
