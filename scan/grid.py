@@ -48,6 +48,12 @@ class LineSearchSettings:
     line_snr: float = 5.0  # a line's peak over the profile's robust noise (6e6aff8)
     min_seeds: float = 0.1  # share of cells that must sit where the homography puts them (6e6aff8)
     max_bend_mm: float = 12.0  # how far bending may move a cell off the homography (6e6aff8)
+    # A pixel darker than this share of the paper's level is ink or shadow, never the light
+    # print: it adds no line strength (23f8a91).
+    ink_share: float = 0.55
+    # A line's profile sums its edge less this share at each end, where the crossing lines
+    # and the neighbours' ink are (the middle 70%) (23f8a91).
+    edge_trim: float = 0.15
 
     def __post_init__(self) -> None:
         for name in ("px_per_mm", "paper_px_per_mm", "search_mm", "max_stretch_mm",
@@ -55,12 +61,15 @@ class LineSearchSettings:
             if getattr(self, name) <= 0:
                 raise ValueError(f"LineSearchSettings.{name} must be positive, "
                                  f"got {getattr(self, name)}")
-        for name in ("min_lines_found", "clear_share", "min_seeds"):
+        for name in ("min_lines_found", "clear_share", "min_seeds", "ink_share"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"LineSearchSettings.{name} must be a share in [0, 1], "
                                  f"got {getattr(self, name)}")
         if self.paper_px_per_mm > self.px_per_mm:
             raise ValueError("LineSearchSettings: need paper_px_per_mm <= px_per_mm")
+        if not 0 <= self.edge_trim < 0.5:
+            raise ValueError(f"LineSearchSettings.edge_trim must lie in [0, 0.5), got "
+                             f"{self.edge_trim}")
 
     @property
     def full_pad_mm(self) -> float:
@@ -210,7 +219,7 @@ def _stripes(height: int) -> list[slice]:
 
 
 def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
-                  paper_px_per_mm: float = LINE_SEARCH.paper_px_per_mm) -> np.ndarray:
+                  settings: LineSearchSettings = LINE_SEARCH) -> np.ndarray:
     """How much each pixel looks like the light-red grid print (ink and paper score ~0).
 
     Redness is measured relative to the paper around it, so a blue or warm colour cast
@@ -223,12 +232,12 @@ def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
         gb = g + b
         lum[rows] = (gb + r) * np.float32(1 / 3)
         chroma[rows] = (r - 0.5 * gb) / (lum[rows] + 1.0)
-    paper_chroma = _paper_chroma(chroma, px_per_mm, paper_px_per_mm)
-    paper_lum = _paper_lum(lum, px_per_mm, paper_px_per_mm)
+    paper_chroma = _paper_chroma(chroma, px_per_mm, settings.paper_px_per_mm)
+    paper_lum = _paper_lum(lum, px_per_mm, settings.paper_px_per_mm)
     red = np.empty_like(chroma)
     for rows in _stripes(page.shape[0]):
         stripe = cv2.addWeighted(chroma[rows], 100.0, paper_chroma[rows], -100.0, -3.0)
-        stripe[lum[rows] < 0.55 * paper_lum[rows]] = 0.0
+        stripe[lum[rows] < settings.ink_share * paper_lum[rows]] = 0.0
         red[rows] = np.clip(stripe, 0.0, 255.0)
     return red
 
@@ -243,7 +252,7 @@ def is_gray(page: np.ndarray) -> bool:
 
 
 def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
-                   paper_px_per_mm: float = LINE_SEARCH.paper_px_per_mm) -> np.ndarray:
+                   settings: LineSearchSettings = LINE_SEARCH) -> np.ndarray:
     """How much each pixel looks like a grid line by its shade alone: a little darker than
     the paper around it (the light-red print in a grayscale photo). Ink is far darker and
     excluded, as in line_strength."""
@@ -254,12 +263,12 @@ def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
         else:
             b, g, r = (c.astype(np.float32) for c in cv2.split(page[rows]))
             lum[rows] = (b + g + r) * np.float32(1 / 3)
-    paper_lum = _paper_lum(lum, px_per_mm, paper_px_per_mm)
+    paper_lum = _paper_lum(lum, px_per_mm, settings.paper_px_per_mm)
     dark = np.empty_like(lum)
     for rows in _stripes(page.shape[0]):
         level, stripe = paper_lum[rows], lum[rows]
         out = (level - stripe) / (level + 1.0) * 100.0 - 3.0
-        out[stripe < 0.55 * level] = 0.0
+        out[stripe < settings.ink_share * level] = 0.0
         dark[rows] = np.clip(out, 0.0, 255.0)
     return dark
 
@@ -294,8 +303,9 @@ def _profiles(lines: _Lines, pos_mm: np.ndarray, lo_mm: np.ndarray, hi_mm: np.nd
     p = pos_mm * ppm - o_a
     a0 = np.round(p).astype(np.int64) - half
     span = hi_mm - lo_mm
-    b0 = np.floor((lo_mm + 0.15 * span) * ppm).astype(np.int64) - o_b
-    b1 = np.floor((hi_mm - 0.15 * span) * ppm).astype(np.int64) - o_b
+    trim = lines.settings.edge_trim
+    b0 = np.floor((lo_mm + trim * span) * ppm).astype(np.int64) - o_b
+    b1 = np.floor((hi_mm - trim * span) * ppm).astype(np.int64) - o_b
     rows, cols = lines.integral.shape
     limit, other = np.where(vertical, cols - 1, rows - 1), np.where(vertical, rows - 1, cols - 1)
     ok = (a0 >= 0) & (a0 + n_a <= limit) & (b0 >= 0) & (b1 <= other) & (b1 > b0)
@@ -541,9 +551,8 @@ def _best_kind(view: PageView, geom: SheetGeometry, settings: LineSearchSettings
     # shadows): then the kind that places more cells wins.
     kinds = ("gray",) if is_gray(view.image) else ("red", "gray")
     for kind in kinds:
-        strength = (line_strength(view.image, view.px_per_mm, settings.paper_px_per_mm)
-                    if kind == "red"
-                    else shade_strength(view.image, view.px_per_mm, settings.paper_px_per_mm))
+        strength = (line_strength(view.image, view.px_per_mm, settings) if kind == "red"
+                    else shade_strength(view.image, view.px_per_mm, settings))
         lines = _Lines.of(strength, view, settings)
         raw, shift, seeds = _find_lines(lines, geom)
         left_view = left_view or bool(lines.left_view)
