@@ -90,6 +90,7 @@ class InkReading:
     confidence: float
     alternatives: tuple = ()
     certain: bool = False
+    why: str = ""  # the recognizer's reason for its verdict (CellReading.why)
 
 
 class InkRecognizer:
