@@ -515,7 +515,7 @@ def _pass(image: np.ndarray, outline: np.ndarray, settings: RuledSettings,
     return out
 
 
-def table_frame(table: RuledTable, pad: float = 0.2) -> np.ndarray:
+def table_frame(table: RuledTable, pad: float = 0.1) -> np.ndarray:
     """The table's outer lines' corners (photo px), `pad` of its size farther out: a
     frame square to the table, whatever the paper's outline did."""
     sx, sy = table.strip_x, table.strip_y
