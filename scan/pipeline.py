@@ -379,8 +379,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
             warnings += (note("red_ink").text(options.lang),)
             crops = drop_grid_by_shade(crops, options.ink)
     with timer.stage("read"):
-        reader = (recognizer if recognizer is not None
-                  else _recognizer(options.recognizer, options.reading))
+        reader = recognizer or _recognizer(options.recognizer, options.reading)
         snapped, readings, crops, tolerated = _read(reader, rect, snapped, geom, options,
                                                     crops, red_ink)
     with timer.stage("assemble"):
@@ -394,7 +393,8 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
     with timer.stage("payout"):
         beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader),
                                  options.payout)
-        certainty = _payout_certainty(sheet, results, beliefs, options, blurred)
+        certainty = _payout_certainty(sheet, results, beliefs, options, blurred or (
+            foreign is not None and foreign[0].doubtful))
         report["settlement"].update(certain=certainty.certain,
                                     confidence=round(certainty.confidence, 6))
         review = tuple(review_items(results, certainty, options.lang))
@@ -487,12 +487,12 @@ def _layout(image: np.ndarray, options: ScanOptions, timer: _Timer, located: Loc
 
 
 def _payout_certainty(sheet: Sheet, results: Sequence[cells_mod.CellResult],
-                      beliefs: Sequence[Any], options: ScanOptions, blurred: bool
+                      beliefs: Sequence[Any], options: ScanOptions, never: bool
                       ) -> payout.PayoutCertainty:
-    """How sure the payout is; never sure on a blurred photo, whose readings' odds the
-    recognizer was not calibrated on."""
+    """How sure the payout is; `never` sure on a blurred photo, whose readings' odds the
+    recognizer was not calibrated on, or a foreign table whose mapping is in doubt."""
     certainty = payout.assess(sheet, results, beliefs, options.payout)
-    return replace(certainty, certain=False) if blurred else certainty
+    return replace(certainty, certain=False) if never else certainty
 
 
 def _read(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlot],

@@ -116,6 +116,9 @@ class ForeignSheet:
     sides: int
     header_rows: int
     warnings: tuple[str, ...] = field(default=())
+    # The mapping of rows and sides is in doubt (DOUBT, ONE_SIDE): every box is flagged,
+    # and the payout is not certain, whatever the cells read.
+    doubtful: bool = False
 
 
 def paper_outline(image: np.ndarray) -> np.ndarray | None:
@@ -669,6 +672,7 @@ def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero"
     shape = _sheet_shape(table, n_game, per_side, sides, settings)
     if shape is None:
         return None
+    one_counted_side = sides is None and shape[1] == 1
     header, sides = shape
     row_tracks = table.rows[header:]
     mids = np.array([float(np.median(list(t.values()))) for t in row_tracks])
@@ -692,10 +696,22 @@ def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero"
     hom = table.to_photo @ np.diag([1 / scale, 1 / scale, 1.0])
     snapped = tuple(SnappedSlot(slot, slot.box, 0.0, 4, u)
                     for slot, u in zip(slots, unsure, strict=True))
-    text = translator(pick_language(lang)).gettext(CONFIRM).format(
-        rows=n_game, sides=sides, cols=per_side)
-    return ForeignSheet(geom, hom, snapped, np.asarray(outline, np.float32), table, scale,
-                        sides, header, (text,))
+    t = translator(pick_language(lang))
+    text = t.gettext(CONFIRM).format(rows=n_game, sides=sides, cols=per_side)
+    sheet = ForeignSheet(geom, hom, snapped, np.asarray(outline, np.float32), table, scale,
+                         sides, header, (text,))
+    # Counted from the columns, one side is no game: at least two play, so lines were
+    # missed (hand 8200000-189, block 8100000-055: every other column line, read as one
+    # side and paid out certain and wrong).
+    return _in_doubt(sheet, t.gettext(ONE_SIDE)) if one_counted_side else sheet
+
+
+def _in_doubt(sheet: ForeignSheet, why: str) -> ForeignSheet:
+    """The sheet with every box as unsure as a row is high (flagged for review), the
+    payout never certain, and a warning that says why."""
+    snapped = tuple(replace(s, uncertainty_mm=max(s.uncertainty_mm, ROW_MM))
+                    for s in sheet.snapped)
+    return replace(sheet, snapped=snapped, warnings=(*sheet.warnings, why), doubtful=True)
 
 
 def _bend(samples: np.ndarray) -> float:
@@ -854,6 +870,9 @@ class Upright:
 # Two ways up whose scores lie closer than this leave the mapping in doubt (the wrong way
 # up scores 0.0-0.2 on the hand and block sets, the right way 0.7 or more).
 DOUBT_GAP = 0.3
+ONE_SIDE = N_("Only one side's columns were found in the table, and at least two play: "
+              "some of its lines were not seen. Every cell is marked for checking; name the "
+              "players (--players) or photograph the table again, flat and whole.")
 DOUBT = N_("The table's rows and sides could not be told for sure (its written totals match "
            "none of its columns, or it reads about as well the other way up): every cell is "
            "marked for checking.")
@@ -875,10 +894,7 @@ def _upright(painted: np.ndarray, sheets: list[ForeignSheet], reader: Any, lang:
         bool(rest and best.score - rest[0][0].score < DOUBT_GAP)
     if not doubt:
         return sheet
-    snapped = tuple(replace(s, uncertainty_mm=max(s.uncertainty_mm, ROW_MM))
-                    for s in sheet.snapped)
-    text = translator(pick_language(lang)).gettext(DOUBT)
-    return replace(sheet, snapped=snapped, warnings=(*sheet.warnings, text))
+    return _in_doubt(sheet, translator(pick_language(lang)).gettext(DOUBT))
 
 
 def upright(photo: np.ndarray, sheet: ForeignSheet, reader: Any) -> Upright:

@@ -158,3 +158,35 @@ def test_totals_that_match_their_columns_leave_the_mapping_as_found() -> None:
     sheet = ruled._upright(painted, sheets[:1], _Reads(entry=4, total=40), "en")
     assert sheet is sheets[0]
     assert max(s.uncertainty_mm for s in sheet.snapped) < ruled.ROW_MM
+
+
+def test_columns_that_count_one_side_leave_the_mapping_in_doubt() -> None:
+    """At least two sides play: a table whose columns count one side has lost lines (every
+    other column line missed read two sides as one, and paid out certain and wrong), so
+    every box is flagged, the payout is never certain and a warning says why. A side the
+    player names stands as named."""
+    image, outline = _page("block", 1, seed=9)
+    table = ruled.find_tables(image, outline)[0]
+    sheet = ruled.foreign_sheet(table, outline, lang="en")
+    assert sheet is not None and sheet.sides == 1 and sheet.doubtful
+    assert all(s.uncertainty_mm >= ruled.ROW_MM for s in sheet.snapped)
+    assert any("Only one side's columns" in w for w in sheet.warnings)
+    named = ruled.foreign_sheet(table, outline, sides=1)
+    assert named is not None and not named.doubtful
+
+
+def test_a_doubtful_mapping_is_marked_on_the_sheet() -> None:
+    painted, sheets = _sheets(seed=11)
+    assert ruled._upright(painted, sheets, _Reads(entry=4, total=7), "en").doubtful
+    assert not ruled._upright(painted, sheets[:1], _Reads(entry=4, total=40), "en").doubtful
+
+
+def test_a_doubtful_foreign_sheet_never_pays_out_certain() -> None:
+    from escalero.scan.pipeline import ScanOptions, scan_image
+
+    image, _outline = _page("block", 1, seed=9)
+    result = scan_image(image, ScanOptions(lang="en"))
+    assert result.layout_source == "grid"
+    assert any("Only one side's columns" in w for w in result.warnings)
+    assert not result.certainty.certain
+    assert not any(c.certain for c in result.cells)
