@@ -394,7 +394,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader),
                                  options.payout)
         certainty = _payout_certainty(sheet, results, beliefs, options, blurred or (
-            foreign is not None and foreign[0].doubtful))
+            foreign is not None and (foreign[0].doubtful or foreign[0].sides_counted)))
         report["settlement"].update(certain=certainty.certain,
                                     confidence=round(certainty.confidence, 6))
         review = tuple(review_items(results, certainty, options.lang))
@@ -490,7 +490,8 @@ def _payout_certainty(sheet: Sheet, results: Sequence[cells_mod.CellResult],
                       beliefs: Sequence[Any], options: ScanOptions, never: bool
                       ) -> payout.PayoutCertainty:
     """How sure the payout is; `never` sure on a blurred photo, whose readings' odds the
-    recognizer was not calibrated on, or a foreign table whose mapping is in doubt."""
+    recognizer was not calibrated on, or a foreign table whose mapping is in doubt or whose
+    sides were counted from its columns, not named."""
     certainty = payout.assess(sheet, results, beliefs, options.payout)
     return replace(certainty, certain=False) if never else certainty
 

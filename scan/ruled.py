@@ -119,6 +119,10 @@ class ForeignSheet:
     # The mapping of rows and sides is in doubt (DOUBT, ONE_SIDE): every box is flagged,
     # and the payout is not certain, whatever the cells read.
     doubtful: bool = False
+    # The sides were counted from the columns found, not named by the player: a side whose
+    # lines were all missed leaves no trace (block 8100000-163: three sides read as two,
+    # paid out certain and wrong), so such a payout is not certain either.
+    sides_counted: bool = False
 
 
 def paper_outline(image: np.ndarray) -> np.ndarray | None:
@@ -672,7 +676,8 @@ def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero"
     shape = _sheet_shape(table, n_game, per_side, sides, settings)
     if shape is None:
         return None
-    one_counted_side = sides is None and shape[1] == 1
+    named = sides
+    one_counted_side = named is None and shape[1] == 1
     header, sides = shape
     row_tracks = table.rows[header:]
     mids = np.array([float(np.median(list(t.values()))) for t in row_tracks])
@@ -699,7 +704,7 @@ def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero"
     t = translator(pick_language(lang))
     text = t.gettext(CONFIRM).format(rows=n_game, sides=sides, cols=per_side)
     sheet = ForeignSheet(geom, hom, snapped, np.asarray(outline, np.float32), table, scale,
-                         sides, header, (text,))
+                         sides, header, (text,), sides_counted=named is None)
     # Counted from the columns, one side is no game: at least two play, so lines were
     # missed (hand 8200000-189, block 8100000-055: every other column line, read as one
     # side and paid out certain and wrong).

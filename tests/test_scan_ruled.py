@@ -190,3 +190,17 @@ def test_a_doubtful_foreign_sheet_never_pays_out_certain() -> None:
     assert any("Only one side's columns" in w for w in result.warnings)
     assert not result.certainty.certain
     assert not any(c.certain for c in result.cells)
+
+
+def test_sides_counted_from_the_columns_leave_the_payout_unsure() -> None:
+    """A side whose lines were all missed leaves no trace, so a payout over sides counted
+    from the columns is not certain; sides the player names are not counted."""
+    from escalero.scan.pipeline import ScanOptions, scan_image
+
+    image, outline = _page("block", 2, seed=7)
+    table = ruled.find_tables(image, outline)[0]
+    counted = ruled.foreign_sheet(table, outline)
+    named = ruled.foreign_sheet(table, outline, sides=2)
+    assert counted is not None and counted.sides_counted and not counted.doubtful
+    assert named is not None and not named.sides_counted
+    assert not scan_image(image, ScanOptions(lang="en")).certainty.certain
