@@ -16,14 +16,17 @@ leave-one-out error) and how far the cell lies from the nearest anchor.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 from escalero.scan.geometry import SheetGeometry
 from escalero.scan.rectify import Rectified
+
+if TYPE_CHECKING:
+    from escalero.sheets.render import PrintedLine
 
 
 @dataclass(frozen=True)
@@ -89,17 +92,24 @@ def _darkness(view: np.ndarray, px_per_mm: float) -> np.ndarray:
     return np.clip(1.0 - bright / np.maximum(paper, 1.0), 0.0, 1.0)
 
 
-def _bar_offset(profile: np.ndarray, start: int, length: int, reach: int,
-                settings: AnchorSettings) -> float | None:
-    """How far (px) a dark bar of `length` px expected at `start` lies in `profile`:
-    its mean over the bar against its two flanks, best within +-reach, sharp enough."""
-    flank = max(2, length // 2)
+def _window_mean(profile: np.ndarray) -> Callable[[int, int], float]:
+    """The mean of `profile` over [a, b), clipped to its ends (0 where nothing is left),
+    from one cumulative sum."""
     sums = np.concatenate(([0.0], np.cumsum(profile)))
 
     def mean(a: int, b: int) -> float:
         a, b = max(0, a), min(len(profile), b)
         return float(sums[b] - sums[a]) / (b - a) if b > a else 0.0
 
+    return mean
+
+
+def _bar_offset(profile: np.ndarray, start: int, length: int, reach: int,
+                settings: AnchorSettings) -> float | None:
+    """How far (px) a dark bar of `length` px expected at `start` lies in `profile`:
+    its mean over the bar against its two flanks, best within +-reach, sharp enough."""
+    flank = max(2, length // 2)
+    mean = _window_mean(profile)
     scores = np.array([mean(start + s, start + s + length)
                        - 0.5 * (mean(start + s - flank, start + s)
                                 + mean(start + s + length, start + s + length + flank))
@@ -117,12 +127,7 @@ def _edge_offset(profile: np.ndarray, at: int, reach: int, rising: bool,
     """How far (px) the edge where ink starts (`rising`: from the left; else it ends)
     lies from `at`: ink on one side, paper on the other, over 2 mm."""
     width = int(2 * settings.px_per_mm)
-    sums = np.concatenate(([0.0], np.cumsum(profile)))
-
-    def mean(a: int, b: int) -> float:
-        a, b = max(0, a), min(len(profile), b)
-        return float(sums[b] - sums[a]) / (b - a) if b > a else 0.0
-
+    mean = _window_mean(profile)
     sign = 1.0 if rising else -1.0
     scores = np.array([sign * (mean(at + s, at + s + width) - mean(at + s - width, at + s))
                        for s in range(-reach, reach + 1)])
@@ -172,11 +177,8 @@ def find_anchors(rect: Rectified, geom: SheetGeometry, settings: AnchorSettings 
     return out
 
 
-def _columns(line: object, ox: int, reach: int, ppm: float) -> tuple[int, int]:
+def _columns(line: PrintedLine, ox: int, reach: int, ppm: float) -> tuple[int, int]:
     """The view's columns a line's words may take (its own 10 mm, the search's reach)."""
-    from escalero.sheets.render import PrintedLine
-
-    assert isinstance(line, PrintedLine)
     at = round(line.x * ppm) - ox
     words = round((line.width if line.width else 10.0) * ppm)
     if line.align == "left":
@@ -186,7 +188,7 @@ def _columns(line: object, ox: int, reach: int, ppm: float) -> tuple[int, int]:
     return max(0, at - words // 2 - reach), at + words // 2 + reach + 1
 
 
-def _line_dy(dark: np.ndarray, line: object, top: int, length: int, reach: int, ox: int,
+def _line_dy(dark: np.ndarray, line: PrintedLine, top: int, length: int, reach: int, ox: int,
              settings: AnchorSettings) -> float | None:
     a, b = _columns(line, ox, reach, settings.px_per_mm)
     if top - reach - length < 0 or top + length + reach + length > dark.shape[0] or b <= a:
@@ -195,11 +197,8 @@ def _line_dy(dark: np.ndarray, line: object, top: int, length: int, reach: int, 
     return _bar_offset(profile, top, max(2, length), reach, settings)
 
 
-def _line_dx(dark: np.ndarray, line: object, top: int, base: int, reach: int, ox: int,
+def _line_dx(dark: np.ndarray, line: PrintedLine, top: int, base: int, reach: int, ox: int,
              settings: AnchorSettings) -> float | None:
-    from escalero.sheets.render import PrintedLine
-
-    assert isinstance(line, PrintedLine)
     at = round(line.x * settings.px_per_mm) - ox
     a, b = _columns(line, ox, reach, settings.px_per_mm)
     if top < 0 or base > dark.shape[0] or b > dark.shape[1]:
@@ -223,6 +222,19 @@ def _kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(r2 > 0, 0.5 * r2 * np.log(np.maximum(r2, 1e-12)), 0.0)
 
 
+def _system(p: np.ndarray, smoothing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The smoothing spline's linear system over points `p` (SCALE_MM units), with its
+    kernel and affine blocks."""
+    n = len(p)
+    poly = np.hstack([np.ones((n, 1)), p])
+    kernel = _kernel(p, p)
+    system = np.zeros((n + 3, n + 3))
+    system[:n, :n] = kernel + smoothing * np.eye(n)
+    system[:n, n:] = poly
+    system[n:, :n] = poly.T
+    return system, kernel, poly
+
+
 @dataclass(frozen=True)
 class Field:
     """A thin-plate spline of one axis's displacement (mm) over the page."""
@@ -235,11 +247,7 @@ class Field:
     def fit(points_mm: np.ndarray, values: np.ndarray, smoothing: float) -> Field:
         p = np.asarray(points_mm, np.float64) / SCALE_MM
         n = len(p)
-        poly = np.hstack([np.ones((n, 1)), p])
-        system = np.zeros((n + 3, n + 3))
-        system[:n, :n] = _kernel(p, p) + smoothing * np.eye(n)
-        system[:n, n:] = poly
-        system[n:, :n] = poly.T
+        system = _system(p, smoothing)[0]
         rhs = np.concatenate([np.asarray(values, np.float64), np.zeros(3)])
         sol = np.linalg.lstsq(system, rhs, rcond=None)[0]
         return Field(p, sol[:n], sol[n:])
@@ -255,12 +263,7 @@ def _loo(points: np.ndarray, values: np.ndarray, smoothing: float) -> np.ndarray
     smoother's identity: residual / (1 - leverage)), in one solve."""
     p = points / SCALE_MM
     n = len(p)
-    poly = np.hstack([np.ones((n, 1)), p])
-    system = np.zeros((n + 3, n + 3))
-    kernel = _kernel(p, p)
-    system[:n, :n] = kernel + smoothing * np.eye(n)
-    system[:n, n:] = poly
-    system[n:, :n] = poly.T
+    system, kernel, poly = _system(p, smoothing)
     inverse = np.linalg.pinv(system)[:, :n]
     hat = np.hstack([kernel, poly]) @ inverse
     fitted = hat @ values
