@@ -577,6 +577,61 @@ def half_turn(table: RuledTable) -> RuledTable:
                       (w - table.strip_x)[::-1].copy(), (h - table.strip_y)[::-1].copy())
 
 
+def row_mappings(table: RuledTable, n_game: int, settings: RuledSettings = RULED
+                 ) -> list[RuledTable]:
+    """The ways the table's row lines can hold the game's `n_game` rows, the table as
+    found first. A line can be too many or missing, and each shifts every row below it:
+    - a long stroke across a row (a Grande struck through several columns) splits it
+      into two thin bands (hand 8200000-003 and -128): without it (without_split_rows);
+    - a line under the table or a name's underline: with up to max_header_rows lines at
+      the bottom left out;
+    - a hand-ruled table without a line under its totals: with one added (with_row_below).
+    The reader decides between them (for_scan)."""
+    bases = [table]
+    if (merged := without_split_rows(table)) is not None:
+        bases.append(merged)
+    out: list[RuledTable] = []
+    for base in bases:
+        bands = len(base.rows) - 1
+        out.append(base)
+        out += [replace(base, rows=base.rows[:k + 1])
+                for k in range(bands - 1, max(n_game, bands - settings.max_header_rows) - 1, -1)]
+        if (extended := with_row_below(base, n_game)) is not None:
+            out.append(extended)
+    return out
+
+
+def without_split_rows(table: RuledTable) -> RuledTable | None:
+    """The table without the lines that split a row into two thin bands (each under 0.7
+    of the rows' pitch, together 0.75-1.35 of it), or None where none does."""
+    mids = np.array([float(np.median(list(t.values()))) for t in table.rows])
+    spans = np.diff(mids)
+    pitch = float(np.median(spans))
+    drop = {i + 1 for i in range(len(spans) - 1)
+            if max(spans[i], spans[i + 1]) < 0.7 * pitch
+            and 0.75 * pitch <= spans[i] + spans[i + 1] <= 1.35 * pitch}
+    if not drop:
+        return None
+    return replace(table, rows=tuple(t for i, t in enumerate(table.rows) if i not in drop))
+
+
+def with_row_below(table: RuledTable, n_game: int) -> RuledTable | None:
+    """The table with one more row line below its last, a row's pitch further down, where
+    its lines make exactly the game's rows (no header): a hand-ruled table often has no
+    line under its totals, and then its names' row is taken for the first game row and
+    every row is mapped one too high (hand 8200000-033 and -128). None where the table
+    has a header already or the line would lie off the copy. The reader decides which
+    mapping is right (for_scan): only one of them makes written totals agree."""
+    if len(table.rows) - 1 != n_game:
+        return None
+    mids = np.array([float(np.median(list(t.values()))) for t in table.rows])
+    pitch = float(np.median(np.diff(mids)))
+    below = {k: v + pitch for k, v in table.rows[-1].items()}
+    if max(below.values()) >= table.size[1] - 1:
+        return None
+    return replace(table, rows=(*table.rows, below))
+
+
 def _edges(track: Track, centres: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.asarray(_at(track, centres, np.linspace(lo, hi, 7)))
 
@@ -840,22 +895,28 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
         game, variants, pairs = layout.game, tuple(layout.variants), bool(layout.pairs)
         if fields is None or fields & {"sides", "pairs"}:
             sides = int(layout.sides)
-    sheets: list[ForeignSheet] = []
+    ways: list[list[ForeignSheet]] = []
+    n_game = len(get_ruleset(game, variants).row_ids) + 1
     # The outline the marks' search found, else the paper found by its colour, else the
     # frame of the table's own long lines.
     for find in ((lambda _: outline) if outline is not None else None, paper_outline,
                  lines_outline):
         if find is None or (paper := find(image)) is None:
             continue
-        sheets = [sheet for table in find_tables(image, paper, settings)
-                  if (sheet := foreign_sheet(table, paper, game, variants, sides, pairs, lang,
-                                             settings)) is not None]
-        if sheets:
+        tables = find_tables(image, paper, settings)
+        # Each way up, the ways its row lines can hold the game's rows (found first).
+        ways = [mapped for table in tables
+                if (mapped := [sheet for candidate in row_mappings(table, n_game, settings)
+                               if (sheet := foreign_sheet(candidate, paper, game, variants,
+                                                          sides, pairs, lang, settings))
+                               is not None])]
+        if ways:
             break
-    if not sheets:
+    if not ways:
         return None
-    painted = paint_lines(image, sheets[0].table, sheets[0].scale, settings)
-    best = _upright(painted, sheets, reader, lang)
+    # Every line found is painted over, also those a mapping leaves out of its rows.
+    painted = paint_lines(image, tables[0], ways[0][0].scale, settings)
+    best = _upright(painted, ways, reader, lang)
     return best, painted, Placement(best.homography, "ruled", (), best.outline, 0.0)
 
 
@@ -883,23 +944,33 @@ DOUBT = N_("The table's rows and sides could not be told for sure (its written t
            "marked for checking.")
 
 
-def _upright(painted: np.ndarray, sheets: list[ForeignSheet], reader: Any, lang: str
+def _upright(painted: np.ndarray, ways: list[list[ForeignSheet]], reader: Any, lang: str
              ) -> ForeignSheet:
-    """Of the ways up the table fits, the one that reads best (upright); where its
-    written totals match none of its columns, or another way up reads about as well, the
-    mapping is in doubt: every box is then as unsure as a row is high (flagged for
-    review), and a warning says so."""
+    """Of the ways up the table fits (each with its row mappings, the one as found
+    first), the one that reads best (upright); where its written totals match none of its
+    columns, or another way up reads about as well, the mapping is in doubt: every box is
+    then as unsure as a row is high (flagged for review), and a warning says so."""
     if reader is None:
-        return sheets[0]
-    ranked = sorted(((upright(painted, sh, reader), i) for i, sh in enumerate(sheets)),
+        return ways[0][0]
+    ranked = sorted((_best_mapping(painted, mappings, reader) for mappings in ways),
                     key=lambda r: -r[0].score)
-    (best, i), rest = ranked[0], ranked[1:]
-    sheet = sheets[i]
+    (best, sheet), rest = ranked[0], ranked[1:]
     doubt = (best.totals > 0 and best.agree == 0) or \
         bool(rest and best.score - rest[0][0].score < DOUBT_GAP)
     if not doubt:
         return sheet
     return _in_doubt(sheet, translator(pick_language(lang)).gettext(DOUBT))
+
+
+def _best_mapping(painted: np.ndarray, mappings: list[ForeignSheet], reader: Any
+                  ) -> tuple[Upright, ForeignSheet]:
+    """Of one way up's row mappings, the one with the most written totals that agree
+    with their columns; on a tie the one as found (the first). Rows shifted by one read
+    as surely as the right ones (the same digits, upright), but a column's total is the
+    sum of its entries only where every row is where it belongs."""
+    first = (upright(painted, mappings[0], reader), mappings[0])
+    rest = [(upright(painted, m, reader), m) for m in mappings[1:]]
+    return max([first, *rest], key=lambda r: r[0].agree)
 
 
 def upright(photo: np.ndarray, sheet: ForeignSheet, reader: Any) -> Upright:

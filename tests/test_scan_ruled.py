@@ -148,14 +148,14 @@ def test_totals_that_match_no_column_leave_the_mapping_in_doubt() -> None:
     """Written totals that are the sum of no column's entries, whichever way up: the rows
     and sides may be mapped wrong, so every box is flagged and a warning says why."""
     painted, sheets = _sheets(seed=11)
-    sheet = ruled._upright(painted, sheets, _Reads(entry=4, total=7), "en")
+    sheet = ruled._upright(painted, [[s] for s in sheets], _Reads(entry=4, total=7), "en")
     assert all(s.uncertainty_mm >= ruled.ROW_MM for s in sheet.snapped)
     assert any("could not be told for sure" in w for w in sheet.warnings)
 
 
 def test_totals_that_match_their_columns_leave_the_mapping_as_found() -> None:
     painted, sheets = _sheets(seed=11)
-    sheet = ruled._upright(painted, sheets[:1], _Reads(entry=4, total=40), "en")
+    sheet = ruled._upright(painted, [sheets[:1]], _Reads(entry=4, total=40), "en")
     assert sheet is sheets[0]
     assert max(s.uncertainty_mm for s in sheet.snapped) < ruled.ROW_MM
 
@@ -177,8 +177,8 @@ def test_columns_that_count_one_side_leave_the_mapping_in_doubt() -> None:
 
 def test_a_doubtful_mapping_is_marked_on_the_sheet() -> None:
     painted, sheets = _sheets(seed=11)
-    assert ruled._upright(painted, sheets, _Reads(entry=4, total=7), "en").doubtful
-    assert not ruled._upright(painted, sheets[:1], _Reads(entry=4, total=40), "en").doubtful
+    assert ruled._upright(painted, [[s] for s in sheets], _Reads(entry=4, total=7), "en").doubtful
+    assert not ruled._upright(painted, [sheets[:1]], _Reads(entry=4, total=40), "en").doubtful
 
 
 def test_a_doubtful_foreign_sheet_never_pays_out_certain() -> None:
@@ -204,3 +204,66 @@ def test_sides_counted_from_the_columns_leave_the_payout_unsure() -> None:
     assert counted is not None and counted.sides_counted and not counted.doubtful
     assert named is not None and not named.sides_counted
     assert not scan_image(image, ScanOptions(lang="en")).certainty.certain
+
+
+def _row_mids(table: ruled.RuledTable) -> list[float]:
+    return [float(np.median(list(t.values()))) for t in table.rows]
+
+
+def _last_line_y(table: ruled.RuledTable) -> float:
+    """The photo y of the table's last row line, halfway across the copy."""
+    x = table.size[0] / 2
+    y = float(ruled._at(table.rows[-1], table.strip_x, x))
+    return float(cv2.perspectiveTransform(np.array([[[x, y]]]), table.to_photo)[0, 0, 1])
+
+
+def test_a_table_without_a_line_under_its_totals_gets_one() -> None:
+    """Without the line under its totals, a table's lines make the game's rows only: its
+    names' row would be taken for the first game row. One mapping adds the missing line a
+    row's pitch below the last, where the whole table's had been."""
+    whole = ruled.find_tables(*_ruled_page(lambda i, t: 110))[0]
+    image, outline = _ruled_page(lambda i, t: 245 if i == 12 else 110)
+    table = ruled.find_tables(image, outline)[0]
+    assert len(table.rows) == 12
+    mappings = ruled.row_mappings(table, n_game=11)
+    assert mappings[0] is table  # the table as found comes first
+    added = [m for m in mappings if len(m.rows) == 13]
+    assert len(added) == 1
+    # In photo px (each table's flat copy has its own frame): ys 150-850 drawn, 58 apart.
+    assert _last_line_y(added[0]) == pytest.approx(_last_line_y(whole), abs=6.0)
+    sheet = ruled.foreign_sheet(added[0], outline)
+    assert sheet is not None and sheet.header_rows == 1
+
+
+def test_a_stroke_across_a_row_is_no_row_line() -> None:
+    """A long stroke through a row (a Grande struck across the columns) is found as a line
+    and splits the row into two thin bands; one mapping leaves it out."""
+    image, outline = _ruled_page(lambda i, t: 110)
+    whole = ruled.find_tables(image, outline)[0]
+    y = 40 + round((150 + 700 * 10 / 12 + 150 + 700 * 11 / 12) / 2)  # inside the 11th band
+    cv2.line(image, (95, y), (685, y), (90, 90, 90), 2)
+    table = ruled.find_tables(image, outline)[0]
+    assert len(table.rows) == 14
+    merged = ruled.without_split_rows(table)
+    assert merged is not None and len(merged.rows) == 13
+    assert _row_mids(merged) == pytest.approx(_row_mids(whole), abs=3.0)
+    assert ruled.without_split_rows(whole) is None
+    assert any(len(m.rows) == 13 for m in ruled.row_mappings(table, n_game=11))
+
+
+def test_lines_below_the_table_are_left_out_in_one_mapping() -> None:
+    table = ruled.find_tables(*_ruled_page(lambda i, t: 110))[0]
+    counts = [len(m.rows) for m in ruled.row_mappings(table, n_game=11)]
+    assert counts == [13, 12]  # as found (one header row), and the last line left out
+
+
+def test_of_mappings_that_read_alike_the_one_as_found_stays() -> None:
+    """Rows shifted by one read as surely as the right ones: only written totals that
+    agree with more columns make another mapping win."""
+    painted, sheets = _sheets(seed=11)
+    table = sheets[0].table
+    mappings = [s for m in ruled.row_mappings(table, n_game=11)
+                if (s := ruled.foreign_sheet(m, sheets[0].outline)) is not None]
+    assert len(mappings) >= 2
+    _, chosen = ruled._best_mapping(painted, mappings, _Reads(entry=4, total=40))
+    assert chosen is mappings[0]
