@@ -85,6 +85,8 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     """A mask (at the crop's resolution) of the neighbours' strokes in a crop, or None if
     there are none."""
     ink = _ink(image, settings)
+    if not _runs_off(ink, settings.strong_ink):
+        return None  # no ink as strong as a stroke's at the crop's edge (most cells)
     scale = settings.scale
     flat = ink.ravel()
     k = max(1, flat.size // 1000)
@@ -93,8 +95,8 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
         return None
     strong = (ink > max(settings.strong_ink, settings.strong_share * top)).astype(np.uint8)
     h, w = strong.shape
-    if not (strong[0].any() or strong[-1].any() or strong[:, 0].any() or strong[:, -1].any()):
-        return None  # nothing runs off the crop (most cells): no need to label the ink
+    if not _runs_off(strong, 0):
+        return None  # nothing runs off the crop: no need to label the ink
     n, labels, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
     bx, by, bw, bh = (v * scale for v in box_px)
     t = settings.tolerance_px * scale
@@ -116,6 +118,14 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     full = cv2.resize(small, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_NEAREST)
     rim = settings.rim_px
     return cv2.dilate(full, np.ones((rim, rim), np.uint8)) > 0
+
+
+def _runs_off(ink: np.ndarray, level: float) -> bool:
+    """Whether any pixel on the map's border is above `level`. A stroke is ink above
+    strong_ink at least: where none on the border is, none runs off the crop, and the
+    99.9th percentile need not be found."""
+    return bool((ink[0] > level).any() or (ink[-1] > level).any()
+                or (ink[:, 0] > level).any() or (ink[:, -1] > level).any())
 
 
 def without_neighbours(image: np.ndarray, box_px: tuple[int, int, int, int] | None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from escalero.scoring.errors import UnknownRulesError
@@ -143,11 +144,23 @@ def get_ruleset(game: str = "escalero", variants: Iterable[str] = ()) -> Ruleset
     if game not in GAMES:
         raise UnknownRulesError.worded(N_("unknown game {game!r}; choose one of {choices}"),
                                        game=game, choices=", ".join(GAMES))
+    if game == "generala" and variants:
+        raise UnknownRulesError.worded(N_("Generala has no house variants (got {got}); "
+                                          "variants apply to Escalero only"),
+                                       got=", ".join(map(repr, variants)))
+    unknown = [v for v in variants if v not in ESCALERO_VARIANTS]
+    if unknown:
+        raise UnknownRulesError.worded(N_("unknown variant {variant!r}; variants are "
+                                          "{variants}"), variant=unknown[0],
+                                       variants=", ".join(ESCALERO_VARIANTS))
+    return _build_ruleset(game, variants)
+
+
+@lru_cache(maxsize=64)
+def _build_ruleset(game: str, variants: tuple[str, ...]) -> Ruleset:
+    """get_ruleset's table for a known game and known variants, built once: a Ruleset is
+    immutable, and a scan asks for its sheet's some eighty times (the payout's checks)."""
     if game == "generala":
-        if variants:
-            raise UnknownRulesError.worded(N_("Generala has no house variants (got {got}); "
-                                              "variants apply to Escalero only"),
-                                           got=", ".join(map(repr, variants)))
         rows = _counting_rows(_GENERALA_FACES) + (
             _combo("escalera", "Escalera", "Straight", "Escalera", 20, 25),
             _combo("full", "Full", "Full house", "Full", 30, 35),
@@ -158,12 +171,6 @@ def get_ruleset(game: str = "escalero", variants: Iterable[str] = ()) -> Ruleset
         )
         return Ruleset("generala", (), rows, columns=1, column_weights=(1,),
                        all_columns_bonus=0, min_sides=2, max_sides=8)
-
-    unknown = [v for v in variants if v not in ESCALERO_VARIANTS]
-    if unknown:
-        raise UnknownRulesError.worded(N_("unknown variant {variant!r}; variants are "
-                                          "{variants}"), variant=unknown[0],
-                                       variants=", ".join(ESCALERO_VARIANTS))
     straight = (25, 30) if "strasse-25" in variants else (20, 25)
     rows = _counting_rows(_ESCALERO_FACES) + (
         _combo("straight", "Straße", "Straight", "Escalera", *straight),
