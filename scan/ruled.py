@@ -896,6 +896,7 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
         if fields is None or fields & {"sides", "pairs"}:
             sides = int(layout.sides)
     ways: list[list[ForeignSheet]] = []
+    tables: list[RuledTable] = []
     n_game = len(get_ruleset(game, variants).row_ids) + 1
     # The outline the marks' search found, else the paper found by its colour, else the
     # frame of the table's own long lines.
@@ -903,14 +904,20 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
                  lines_outline):
         if find is None or (paper := find(image)) is None:
             continue
-        tables = find_tables(image, paper, settings)
+        found = find_tables(image, paper, settings)
         # Each way up, the ways its row lines can hold the game's rows (found first).
-        ways = [mapped for table in tables
-                if (mapped := [sheet for candidate in row_mappings(table, n_game, settings)
-                               if (sheet := foreign_sheet(candidate, paper, game, variants,
-                                                          sides, pairs, lang, settings))
-                               is not None])]
-        if ways:
+        mapped = [m for table in found
+                  if (m := [sheet for candidate in row_mappings(table, n_game, settings)
+                            if (sheet := foreign_sheet(candidate, paper, game, variants,
+                                                       sides, pairs, lang, settings))
+                            is not None])]
+        if mapped and not ways:
+            ways, tables = mapped, found
+        # One side counted means lines were missed: the next frame may see them all
+        # (the paper's outline cut every other column line of block 8100000-055 and hand
+        # 8200000-189, the table's own lines' frame found them).
+        if mapped and not all(m[0].sides_counted and m[0].sides == 1 for m in mapped):
+            ways, tables = mapped, found
             break
     if not ways:
         return None
