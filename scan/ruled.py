@@ -911,14 +911,17 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
                             if (sheet := foreign_sheet(candidate, paper, game, variants,
                                                        sides, pairs, lang, settings))
                             is not None])]
-        if mapped and not ways:
-            ways, tables = mapped, found
-        # One side counted means lines were missed: the next frame may see them all
-        # (the paper's outline cut every other column line of block 8100000-055 and hand
-        # 8200000-189, the table's own lines' frame found them).
-        if mapped and not all(m[0].sides_counted and m[0].sides == 1 for m in mapped):
+        if not mapped:
+            continue
+        if sides is not None:  # named: the first frame that fits them
             ways, tables = mapped, found
             break
+        # Counted, a side whose lines a frame cut off leaves no trace: the frame that
+        # counts the most sides is taken, the first on a tie (the paper's outline cut
+        # every other column line of block 8100000-055 and hand 8200000-189, and a whole
+        # side of block 8400000-074; the table's own lines' frame found them all).
+        if not ways or mapped[0][0].sides > ways[0][0].sides:
+            ways, tables = mapped, found
     if not ways:
         return None
     # Every line found is painted over, also those a mapping leaves out of its rows.
