@@ -355,7 +355,12 @@ def _decode(detectors: dict[str, Any], name: str, image: np.ndarray
                 corners = [pos.top_left, pos.top_right, pos.bottom_right, pos.bottom_left]
                 return hit.text, np.array([[p.x, p.y] for p in corners], np.float32)
         return "", None
-    text, points, _ = detectors[name].detectAndDecode(image)
+    try:
+        text, points, _ = detectors[name].detectAndDecode(image)
+    except cv2.error:
+        # OpenCV's detector can fail its own assertions on a stray pattern (a convex hull
+        # of no points: hand 8500000-079); that image holds no code it can read.
+        return "", None
     if not text or points is None:
         return "", None
     return text, points.reshape(-1, 2)[:4].astype(np.float32)

@@ -243,3 +243,15 @@ def test_a_find_far_smaller_than_the_marks_is_no_mark() -> None:
     assert [h.id for h in _without_odd_sizes(found, LOCATE.least_size_share)] == [0, 2]
     tilted = (hit(0, 30.0), hit(1, 18.0), hit(2, 14.0), hit(3, 29.0))
     assert _without_odd_sizes(tilted, LOCATE.least_size_share) == tilted
+
+
+def test_a_qr_detector_that_fails_its_own_assertion_finds_no_code() -> None:
+    """OpenCV's QR detector can raise on a stray pattern (an assertion in its convex
+    hull); that image then holds no code, and the scan goes on instead of crashing."""
+
+    class Failing:
+        def detectAndDecode(self, image: np.ndarray) -> tuple[str, None, None]:  # noqa: N802
+            raise cv2.error("convexHull: total >= 0")
+
+    image = np.full((64, 64), 255, np.uint8)
+    assert locate._decode({"plain": Failing()}, "plain", image) == ("", None)
