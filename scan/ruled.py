@@ -943,6 +943,9 @@ class Upright:
         return self.agree + self.confidence
 
 
+# Columns whose totals agree that a row mapping other than the one as found needs (the
+# shifted tables of the hand and block sets agree in 4-6 once mapped right).
+MAPPING_AGREE = 2
 # Two ways up whose scores lie closer than this leave the mapping in doubt (the wrong way
 # up scores 0.0-0.2 on the hand and block sets, the right way 0.7 or more).
 DOUBT_GAP = 0.3
@@ -977,10 +980,13 @@ def _best_mapping(painted: np.ndarray, mappings: list[ForeignSheet], reader: Any
     """Of one way up's row mappings, the one with the most written totals that agree
     with their columns; on a tie the one as found (the first). Rows shifted by one read
     as surely as the right ones (the same digits, upright), but a column's total is the
-    sum of its entries only where every row is where it belongs."""
+    sum of its entries only where every row is where it belongs. Another mapping needs
+    MAPPING_AGREE such columns: one can agree by chance (upside down, hand 8500000-108's
+    left-out bottom line made one unsure column add up, and won over the right way up)."""
     first = (upright(painted, mappings[0], reader), mappings[0])
     rest = [(upright(painted, m, reader), m) for m in mappings[1:]]
-    return max([first, *rest], key=lambda r: r[0].agree)
+    return max([first, *(r for r in rest if r[0].agree >= MAPPING_AGREE)],
+               key=lambda r: r[0].agree)
 
 
 def upright(photo: np.ndarray, sheet: ForeignSheet, reader: Any) -> Upright:
