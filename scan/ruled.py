@@ -26,7 +26,9 @@ from, as our own sheets' light-red lines drop out by their colour.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import cv2
@@ -895,7 +897,7 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
         game, variants, pairs = layout.game, tuple(layout.variants), bool(layout.pairs)
         if fields is None or fields & {"sides", "pairs"}:
             sides = int(layout.sides)
-    ways: list[list[ForeignSheet]] = []
+    ways: list[WayUp] = []
     tables: list[RuledTable] = []
     n_game = len(get_ruleset(game, variants).row_ids) + 1
     # The outline the marks' search found, else the paper found by its colour, else the
@@ -905,12 +907,14 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
         if find is None or (paper := find(image)) is None:
             continue
         found = find_tables(image, paper, settings)
+
+        def sheet_of(candidate: RuledTable, paper: np.ndarray = paper) -> ForeignSheet | None:
+            return foreign_sheet(candidate, paper, game, variants, sides, pairs, lang,
+                                 settings)
+
         # Each way up, the ways its row lines can hold the game's rows (found first).
-        mapped = [m for table in found
-                  if (m := [sheet for candidate in row_mappings(table, n_game, settings)
-                            if (sheet := foreign_sheet(candidate, paper, game, variants,
-                                                       sides, pairs, lang, settings))
-                            is not None])]
+        mapped = [way for table in found
+                  if (way := _way_up(row_mappings(table, n_game, settings), sheet_of))]
         if not mapped:
             continue
         if sides is not None:  # named: the first frame that fits them
@@ -920,14 +924,37 @@ def for_scan(image: np.ndarray, outline: np.ndarray | None, layout: Any,
         # counts the most sides is taken, the first on a tie (the paper's outline cut
         # every other column line of block 8100000-055 and hand 8200000-189, and a whole
         # side of block 8400000-074; the table's own lines' frame found them all).
-        if not ways or mapped[0][0].sides > ways[0][0].sides:
+        if not ways or mapped[0].first.sides > ways[0].first.sides:
             ways, tables = mapped, found
     if not ways:
         return None
     # Every line found is painted over, also those a mapping leaves out of its rows.
-    painted = paint_lines(image, tables[0], ways[0][0].scale, settings)
+    painted = paint_lines(image, tables[0], ways[0].first.scale, settings)
     best = _upright(painted, ways, reader, lang)
     return best, painted, Placement(best.homography, "ruled", (), best.outline, 0.0)
+
+
+@dataclass(frozen=True)
+class WayUp:
+    """One way up of a table: its first row mapping that fits the game as a sheet, and
+    the sheets of its other mappings, made only when asked for (each costs its boxes)."""
+
+    first: ForeignSheet
+    others: Callable[[], list[ForeignSheet]] = field(default=lambda: [])
+
+
+def _way_up(candidates: list[RuledTable],
+            sheet_of: Callable[[RuledTable], ForeignSheet | None]) -> WayUp | None:
+    """The WayUp of a table's row mappings (row_mappings), or None where none fits."""
+    for i, candidate in enumerate(candidates):
+        if (first := sheet_of(candidate)) is not None:
+            return WayUp(first, partial(_sheets_of, candidates[i + 1:], sheet_of))
+    return None
+
+
+def _sheets_of(candidates: list[RuledTable],
+               sheet_of: Callable[[RuledTable], ForeignSheet | None]) -> list[ForeignSheet]:
+    return [s for c in candidates if (s := sheet_of(c)) is not None]
 
 
 @dataclass(frozen=True)
@@ -957,15 +984,15 @@ DOUBT = N_("The table's rows and sides could not be told for sure (its written t
            "marked for checking.")
 
 
-def _upright(painted: np.ndarray, ways: list[list[ForeignSheet]], reader: Any, lang: str
+def _upright(painted: np.ndarray, ways: list[WayUp], reader: Any, lang: str
              ) -> ForeignSheet:
     """Of the ways up the table fits (each with its row mappings, the one as found
     first), the one that reads best (upright); where its written totals match none of its
     columns, or another way up reads about as well, the mapping is in doubt: every box is
     then as unsure as a row is high (flagged for review), and a warning says so."""
     if reader is None:
-        return ways[0][0]
-    ranked = sorted((_best_mapping(painted, mappings, reader) for mappings in ways),
+        return ways[0].first
+    ranked = sorted((_best_mapping(painted, way, reader) for way in ways),
                     key=lambda r: -r[0].score)
     (best, sheet), rest = ranked[0], ranked[1:]
     doubt = (best.totals > 0 and best.agree == 0) or \
@@ -975,7 +1002,7 @@ def _upright(painted: np.ndarray, ways: list[list[ForeignSheet]], reader: Any, l
     return _in_doubt(sheet, translator(pick_language(lang)).gettext(DOUBT))
 
 
-def _best_mapping(painted: np.ndarray, mappings: list[ForeignSheet], reader: Any
+def _best_mapping(painted: np.ndarray, way: WayUp, reader: Any
                   ) -> tuple[Upright, ForeignSheet]:
     """Of one way up's row mappings, the one with the most written totals that agree
     with their columns; on a tie the one as found (the first). Rows shifted by one read
@@ -983,8 +1010,10 @@ def _best_mapping(painted: np.ndarray, mappings: list[ForeignSheet], reader: Any
     sum of its entries only where every row is where it belongs. Another mapping needs
     MAPPING_AGREE such columns: one can agree by chance (upside down, hand 8500000-108's
     left-out bottom line made one unsure column add up, and won over the right way up)."""
-    first = (upright(painted, mappings[0], reader), mappings[0])
-    rest = [(upright(painted, m, reader), m) for m in mappings[1:]]
+    first = (upright(painted, way.first, reader), way.first)
+    if first[0].agree >= MAPPING_AGREE:  # rows shifted by one make no column add up
+        return first
+    rest = [(upright(painted, m, reader), m) for m in way.others()]
     return max([first, *(r for r in rest if r[0].agree >= MAPPING_AGREE)],
                key=lambda r: r[0].agree)
 

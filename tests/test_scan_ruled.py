@@ -148,14 +148,15 @@ def test_totals_that_match_no_column_leave_the_mapping_in_doubt() -> None:
     """Written totals that are the sum of no column's entries, whichever way up: the rows
     and sides may be mapped wrong, so every box is flagged and a warning says why."""
     painted, sheets = _sheets(seed=11)
-    sheet = ruled._upright(painted, [[s] for s in sheets], _Reads(entry=4, total=7), "en")
+    ways = [ruled.WayUp(s) for s in sheets]
+    sheet = ruled._upright(painted, ways, _Reads(entry=4, total=7), "en")
     assert all(s.uncertainty_mm >= ruled.ROW_MM for s in sheet.snapped)
     assert any("could not be told for sure" in w for w in sheet.warnings)
 
 
 def test_totals_that_match_their_columns_leave_the_mapping_as_found() -> None:
     painted, sheets = _sheets(seed=11)
-    sheet = ruled._upright(painted, [sheets[:1]], _Reads(entry=4, total=40), "en")
+    sheet = ruled._upright(painted, [ruled.WayUp(sheets[0])], _Reads(entry=4, total=40), "en")
     assert sheet is sheets[0]
     assert max(s.uncertainty_mm for s in sheet.snapped) < ruled.ROW_MM
 
@@ -177,8 +178,9 @@ def test_columns_that_count_one_side_leave_the_mapping_in_doubt() -> None:
 
 def test_a_doubtful_mapping_is_marked_on_the_sheet() -> None:
     painted, sheets = _sheets(seed=11)
-    assert ruled._upright(painted, [[s] for s in sheets], _Reads(entry=4, total=7), "en").doubtful
-    assert not ruled._upright(painted, [sheets[:1]], _Reads(entry=4, total=40), "en").doubtful
+    ways = [ruled.WayUp(s) for s in sheets]
+    assert ruled._upright(painted, ways, _Reads(entry=4, total=7), "en").doubtful
+    assert not ruled._upright(painted, ways[:1], _Reads(entry=4, total=40), "en").doubtful
 
 
 def test_a_doubtful_foreign_sheet_never_pays_out_certain() -> None:
@@ -265,5 +267,13 @@ def test_of_mappings_that_read_alike_the_one_as_found_stays() -> None:
     mappings = [s for m in ruled.row_mappings(table, n_game=11)
                 if (s := ruled.foreign_sheet(m, sheets[0].outline)) is not None]
     assert len(mappings) >= 2
-    _, chosen = ruled._best_mapping(painted, mappings, _Reads(entry=4, total=40))
-    assert chosen is mappings[0]
+    # Each reads with every column adding up: the one as found stays, and the others
+    # are not even made.
+    made: list[int] = []
+    way = ruled.WayUp(mappings[0], lambda: made.append(1) or mappings[1:])
+    _, chosen = ruled._best_mapping(painted, way, _Reads(entry=4, total=40))
+    assert chosen is mappings[0] and not made
+    # Where none adds up, the others are read, and on a tie the one as found stays.
+    way = ruled.WayUp(mappings[0], lambda: made.append(1) or mappings[1:])
+    _, chosen = ruled._best_mapping(painted, way, _Reads(entry=4, total=7))
+    assert chosen is mappings[0] and made
