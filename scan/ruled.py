@@ -579,6 +579,11 @@ def half_turn(table: RuledTable) -> RuledTable:
                       (w - table.strip_x)[::-1].copy(), (h - table.strip_y)[::-1].copy())
 
 
+def _mids(tracks: tuple[Track, ...]) -> np.ndarray:
+    """Each line's median position across the strips (work px)."""
+    return np.array([float(np.median(list(t.values()))) for t in tracks])
+
+
 def row_mappings(table: RuledTable, n_game: int, settings: RuledSettings = RULED
                  ) -> list[RuledTable]:
     """The ways the table's row lines can hold the game's `n_game` rows, the table as
@@ -606,8 +611,7 @@ def row_mappings(table: RuledTable, n_game: int, settings: RuledSettings = RULED
 def without_split_rows(table: RuledTable) -> RuledTable | None:
     """The table without the lines that split a row into two thin bands (each under 0.7
     of the rows' pitch, together 0.75-1.35 of it), or None where none does."""
-    mids = np.array([float(np.median(list(t.values()))) for t in table.rows])
-    spans = np.diff(mids)
+    spans = np.diff(_mids(table.rows))
     pitch = float(np.median(spans))
     drop = {i + 1 for i in range(len(spans) - 1)
             if max(spans[i], spans[i + 1]) < 0.7 * pitch
@@ -626,8 +630,7 @@ def with_row_below(table: RuledTable, n_game: int) -> RuledTable | None:
     mapping is right (for_scan): only one of them makes written totals agree."""
     if len(table.rows) - 1 != n_game:
         return None
-    mids = np.array([float(np.median(list(t.values()))) for t in table.rows])
-    pitch = float(np.median(np.diff(mids)))
+    pitch = float(np.median(np.diff(_mids(table.rows))))
     below = {k: v + pitch for k, v in table.rows[-1].items()}
     if max(below.values()) >= table.size[1] - 1:
         return None
@@ -737,8 +740,7 @@ def foreign_sheet(table: RuledTable, outline: np.ndarray, game: str = "escalero"
     one_counted_side = named is None and shape[1] == 1
     header, sides = shape
     row_tracks = table.rows[header:]
-    mids = np.array([float(np.median(list(t.values()))) for t in row_tracks])
-    cmids = np.array([float(np.median(list(t.values()))) for t in table.cols[1:]])
+    mids, cmids = _mids(row_tracks), _mids(table.cols[1:])
     if not _evenly_spaced(mids, cmids):
         return None
     scale = ROW_MM / float(np.median(np.diff(mids)))  # virtual mm per work px
