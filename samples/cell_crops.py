@@ -14,12 +14,13 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
-from escalero.samples.handwriting import REAL_PENS, Writer, render_entry
+from escalero.samples.handwriting import REAL_PENS, Writer, render_entry, render_ring
 from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
 
 MARGIN_PX = 15  # scan.rectify.CELL_MARGIN_MM (1.5 mm) at scan.rectify.PX_PER_MM (10 px/mm)
 # Bump when the cells drawn for the same seed change (a training cache keys on it).
-CELLS_VERSION = 2  # 2: grid lines as dark in the red channel as photos show them
+CELLS_VERSION = 3  # 2: grid lines as dark in the red channel as photos show them;
+# 3: a dark grid's bar may reach 3 mm into the box
 Entry = int | str | None
 
 
@@ -38,6 +39,8 @@ class CellVariety:
     touching: float = 0.0  # numbers of 2-3 digits squeezed with touching digits
     neighbour: float = 0.0  # a neighbour's number written close (0.5-2 mm past the box)
     zero_strike: float = 0.0  # strikes written as a 0 or a slashed 0
+    ring: float = 0.0  # numbers ringed, boxed or triangled; as many cells get a neighbour's
+    # ring reaching in
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -52,8 +55,9 @@ class CellVariety:
 
 
 # The variety the reader is trained on for real hands (tools/train_digits.py --real).
-REAL_VARIETY = CellVariety(real_pen=0.35, dark_grid=0.2, band=0.15, offset_mm=2.0,
-                           offset=0.35, touching=0.25, neighbour=0.25, zero_strike=0.3)
+REAL_VARIETY = CellVariety(real_pen=0.35, dark_grid=0.3, band=0.35, offset_mm=2.0,
+                           offset=0.35, touching=0.25, neighbour=0.25, zero_strike=0.3,
+                           ring=0.15)
 
 
 def real_pen(writer: Writer, rng: np.random.Generator) -> Writer:
@@ -169,13 +173,14 @@ def _dark_grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.
             p, q = (0, py - tilt * pw / 2), (pw, py + tilt * pw / 2)
         cv2.line(page, (round(p[0]), round(p[1])), (round(q[0]), round(q[1])), colour, t,
                  cv2.LINE_AA)
-    if rng.random() < band:
-        depth = int(rng.integers(8, 26))
-        bar = [(60, 130, 70), (60, 60, 60), (150, 110, 60)][int(rng.integers(3))]
+    if rng.random() < band:  # a row's divider; a box placed by hand may overlap it by 3 mm
+        depth = int(rng.integers(8, 45))
+        bar = [(60, 130, 70), (40, 120, 90), (60, 60, 60), (150, 110, 60)][int(rng.integers(4))]
+        reach = int(rng.integers(-30, 8) if rng.random() < 0.5 else rng.integers(-4, 8))
         if rng.random() < 0.5:
-            page[y + h + int(rng.integers(-4, 8)):][:depth] = bar
+            page[max(y + 4, y + h + reach):][:depth] = bar
         else:
-            top = y - int(rng.integers(-4, 8))
+            top = min(y + h - 4, y - reach)
             page[max(0, top - depth):top] = bar
 
 
@@ -281,6 +286,13 @@ def _write(page: np.ndarray, box: tuple[int, int, int, int], entry: Entry, write
             and rng.random() < variety.touching:  # squeezed, the digits touch
         writer = replace(writer, spacing=float(rng.uniform(-0.3, -0.08)),
                          overflow=float(rng.uniform(0.7, 0.9)))
+    if variety is not None and rng.random() < variety.ring:  # a neighbour's ring reaches in
+        dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 6), (0, -bh - 6)][int(rng.integers(4))]
+        x0, y0 = pad + dx + bw // 4, pad + dy + bh // 5
+        render_ring(page, (x0, y0, x0 + bw // 2, y0 + 3 * bh // 5), writer, rng)
+    ring = variety is not None and isinstance(entry, int) and rng.random() < variety.ring
+    if ring:  # a number ringed, boxed or triangled, as golf cards mark scores
+        writer = replace(writer, height=writer.height * float(rng.uniform(0.6, 0.85)))
     if entry == "x" and variety is not None and rng.random() < variety.zero_strike:
         render_entry(page, box, 0, writer, rng)  # a 0 for "nothing here"...
         if rng.random() < 0.4:  # ...or a 0 struck through
@@ -288,6 +300,10 @@ def _write(page: np.ndarray, box: tuple[int, int, int, int], entry: Entry, write
     elif entry is not None:
         before = page.copy() if faint > 0 else None
         ink_box = render_entry(page, box, entry, writer, rng)
+        if ring and ink_box is not None:
+            shape = ("circle", "circle", "circle", "square", "triangle")[int(rng.integers(5))]
+            for _ in range(2 if rng.random() < 0.15 else 1):  # a double ring: an eagle
+                render_ring(page, ink_box, writer, rng, shape)
         if (before is not None and ink_box is not None and isinstance(entry, int)
                 and entry >= 10 and rng.random() < faint):
             page = _fade_one_end(before, page, ink_box, rng)

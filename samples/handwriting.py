@@ -397,6 +397,37 @@ def render_entry(page_bgr: np.ndarray, box_px: Box, entry: int | str, writer: Wr
     return _blend(page_bgr, mask, int(round(cx - mw / 2)), int(round(cy - mh / 2)), writer, rng)
 
 
+def render_ring(page_bgr: np.ndarray, around: tuple[int, int, int, int], writer: Writer,
+                rng: np.random.Generator, shape: str = "circle") -> None:
+    """A hand-drawn ring ("circle"), box ("square") or triangle around `around` (x0, y0, x1,
+    y1 in px), in place: golf cards mark birdies and bogeys so, and a player rings a number
+    to point at it. The line is as thick as the writer's strokes, a little uneven, and
+    need not close."""
+    x0, y0, x1, y1 = around
+    ph, pw = page_bgr.shape[:2]
+    h = max(y1 - y0, 8)
+    pad = rng.uniform(0.12, 0.4) * h
+    cx, cy = (x0 + x1) / 2 + rng.normal(0, 0.05 * h), (y0 + y1) / 2 + rng.normal(0, 0.05 * h)
+    rx, ry = (x1 - x0) / 2 + pad, (y1 - y0) / 2 + pad
+    ts = np.linspace(0, 1, 90)
+    if shape == "circle":
+        start, sweep = rng.uniform(0, 2 * np.pi), rng.uniform(1.85, 2.15) * np.pi
+        ang = start + sweep * ts
+        wob = 1 + rng.normal(0, 0.03) * np.sin(3 * ang + rng.uniform(0, 6))
+        pts = np.stack([cx + rx * wob * np.cos(ang), cy + ry * wob * np.sin(ang)], axis=1)
+    else:
+        corners = ([(-1, -1), (1, -1), (1, 1), (-1, 1), (-1, -1)] if shape == "square"
+                   else [(0, -1.9), (1.7, 1.1), (-1.7, 1.1), (0, -1.9)])
+        c = np.array(corners, np.float64) * (rx, ry) + (cx, cy)
+        c += rng.normal(0, 0.04 * h, c.shape)
+        pts = np.concatenate([np.linspace(a, b, 20) for a, b in zip(c[:-1], c[1:], strict=True)])
+    thick = max(1, round(0.1 * h * writer.stroke * rng.uniform(0.7, 1.2)))
+    mask = np.zeros((ph, pw), np.uint8)
+    cv2.polylines(mask, [np.round(pts * 4).astype(np.int32)], False, 255, thick, cv2.LINE_AA,
+                  shift=2)
+    _blend(page_bgr, mask.astype(np.float32) / 255.0, 0, 0, writer, rng)
+
+
 def render_text(page_bgr: np.ndarray, box_px: Box, text: str, writer: Writer,
                 rng: np.random.Generator) -> tuple[int, int, int, int] | None:
     """A handwritten-looking scribble for `text` (player names are never read back)."""

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from escalero.samples.cell_crops import REAL_VARIETY, CellVariety, real_pen, synth_cell
-from escalero.samples.handwriting import REAL_PENS, make_writer
+from escalero.samples.handwriting import REAL_PENS, make_writer, render_ring
 
 BOX = (200, 120)
 
@@ -26,7 +26,8 @@ def test_no_variety_draws_the_same_cells_as_before() -> None:
     assert np.array_equal(plain, _cell(None, 47))
 
 
-@pytest.mark.parametrize("field", ["real_pen", "dark_grid", "offset", "touching", "zero_strike"])
+@pytest.mark.parametrize("field", ["real_pen", "dark_grid", "offset", "touching", "zero_strike",
+                                   "ring"])
 def test_shares_outside_zero_to_one_are_refused(field: str) -> None:
     with pytest.raises(ValueError, match=field):
         CellVariety(**{field: 1.5})
@@ -65,3 +66,27 @@ def test_markers_write_heavier_than_the_writer_and_a_light_pencil_lighter() -> N
 def test_the_real_variety_is_valid_and_names_its_cache() -> None:
     assert REAL_VARIETY.offset_mm == 2.0
     assert REAL_VARIETY.key() != CellVariety().key()
+
+
+@pytest.mark.parametrize("shape", ["circle", "square", "triangle"])
+def test_a_ring_goes_round_the_number_and_leaves_it_clear(shape: str) -> None:
+    rng = np.random.default_rng(4)
+    writer = make_writer(rng, "train")
+    for seed in range(5):
+        page = np.full((200, 300, 3), 240, np.uint8)
+        render_ring(page, (120, 70, 180, 130), writer, np.random.default_rng(seed), shape)
+        ink = page.min(axis=2) < 200
+        assert not ink[85:115, 135:165].any(), seed  # the number's middle stays clear
+        assert ink[:70].any() and ink[130:].any(), seed  # above and below the number
+        assert ink[:, :120].any() and ink[:, 180:].any(), seed  # left and right of it
+
+
+def test_an_empty_cell_under_a_printed_bar_stays_empty_truth() -> None:
+    # A row's divider reaching into the box darkens whole rows of the crop, and the cell's
+    # truth stays empty: the reader learns that a bar is no strike.
+    barred = CellVariety(dark_grid=1.0, band=1.0)
+    rng = np.random.default_rng(2)
+    sample = synth_cell(rng, make_writer(rng, "train"), None, box_size=BOX, variety=barred)
+    assert sample.entry is None
+    rows = (sample.image.min(axis=2) < 170).mean(axis=1)
+    assert rows.max() > 0.9  # some rows dark from edge to edge

@@ -192,8 +192,9 @@ def loss_fn(out: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
 
 def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
     model.eval()
+    device = next(model.parameters()).device
     with torch.no_grad():
-        return torch.cat([model(torch.from_numpy(x[i:i + 512, None]))
+        return torch.cat([model(torch.from_numpy(x[i:i + 512, None]).to(device)).cpu()
                           for i in range(0, len(x), 512)]).numpy()
 
 
@@ -287,6 +288,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--out", type=Path, default=ROOT / "scan" / "models")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/escalero-digits-train.npz"))
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    ap.add_argument("--batch", type=int, default=128, help="cells per training step")
     ap.add_argument("--init", type=Path,
                     help="warm start from a saved state dict (.pt) or an exported .onnx")
     ap.add_argument("--faint", type=float, default=0.0,
@@ -308,6 +310,11 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--calib-real", action="store_true",
                     help="calibration cells with REAL_VARIETY as well")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
+    ap.add_argument("--device", default="cpu",
+                    help="torch device to train on (cuda where a GPU is lent: only faster)")
+    ap.add_argument("--prepare", action="store_true",
+                    help="only make the training set into --cache (then train several "
+                         "networks on it at once)")
     ap.add_argument("--recalibrate", action="store_true",
                     help="only refit calibration of OUT/digits.onnx (no torch needed)")
     ap.add_argument("--members", type=Path, nargs="+",
@@ -340,17 +347,18 @@ def _train(model: CellNet, x: np.ndarray, t: np.ndarray, args: argparse.Namespac
            t0: float) -> tuple[int, int]:
     """Train in place (AdamW, warm-up then cosine); returns (epochs, steps) run."""
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    batch, max_lr = 128, args.lr
+    batch, max_lr = args.batch, args.lr
     steps = args.epochs * (len(x) // batch)
     # With --minutes the schedule runs on the clock instead (the machine is shared, so
     # epochs take an unknown time): warm up, then cosine down, stop when time is up.
     budget = args.minutes * 60 if args.minutes else None
-    xt, tt = torch.from_numpy(x), torch.from_numpy(t)
+    device = next(model.parameters()).device
+    xt, tt = torch.from_numpy(x).to(device), torch.from_numpy(t).to(device)
     rng = np.random.default_rng(args.seed)
     t_train, step, epoch, done = time.time(), 0, 0, False
     while not done:
         model.train()
-        perm = torch.from_numpy(rng.permutation(len(x)))
+        perm = torch.from_numpy(rng.permutation(len(x))).to(device)
         total, n = 0.0, 0
         for i in range(len(x) // batch):
             frac = (time.time() - t_train) / budget if budget else step / max(steps, 1)
@@ -364,7 +372,7 @@ def _train(model: CellNet, x: np.ndarray, t: np.ndarray, args: argparse.Namespac
             idx = perm[i * batch:(i + 1) * batch]
             xb = xt[idx, None]
             # Cheap extra variety: ink strength and a shift of up to 2 px.
-            xb = xb * torch.empty(len(idx), 1, 1, 1).uniform_(0.7, 1.0)
+            xb = xb * torch.empty(len(idx), 1, 1, 1, device=device).uniform_(0.7, 1.0)
             dy, dx = (int(v) for v in rng.integers(-2, 3, 2))
             xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
             loss = loss_fn(model(xb), tt[idx])
@@ -382,6 +390,7 @@ def _export(model: CellNet, xc: np.ndarray, args: argparse.Namespace) -> Path:
     """OUT/digits.onnx (with the features output) and a warm-start state dict; checks
     that cv2.dnn reads the export as torch does."""
     args.out.mkdir(parents=True, exist_ok=True)
+    model = model.cpu()
     torch.save(model.state_dict(), args.cache.with_suffix(".pt"))  # for a warm start
     onnx_path = args.out / "digits.onnx"
     model.eval()
@@ -411,12 +420,14 @@ def main() -> None:
     t0 = time.time()
     x, t = _training_set(args)
     print(f"training set {len(x)} cells ready after {time.time() - t0:.0f} s", flush=True)
+    if args.prepare:
+        return
     model = CellNet()
     if args.init and args.init.suffix == ".onnx":
         init_from_onnx(model, args.init, x)
     elif args.init:
         model.load_state_dict(torch.load(args.init))
-    epoch, step = _train(model, x, t, args, t0)
+    epoch, step = _train(model.to(args.device), x, t, args, t0)
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
                           workers=args.threads, spill=args.spill / 2, source=args.calib_source,
