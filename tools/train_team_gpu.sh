@@ -3,7 +3,8 @@
 # lent GPU (or the CPU: DEVICE=cpu), then calibrate the team. Writes into OUT (default
 # /tmp/team): digits.onnx, digits-2.onnx, each member's own calibration (member-N.json),
 # train.log; with TEAM_CALIB=1 also the team's calibration on MNIST-pool cells
-# (digits-calib-mnist.json) and on cells with the real variety (digits-calib-real.json).
+# (digits-calib-mnist.json) and on cells with the real variety (digits-calib-real.json),
+# on the committed team's calibration cells (60,000, --seed 6, --spill 0.5).
 #
 #   CELLS=500000 MINUTES=4 THREADS=16 BATCH=512 TEAM_CALIB=0 bash tools/train_team_gpu.sh
 #
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 OUT=${OUT:-/tmp/team}
 CELLS=${CELLS:-400000} MINUTES=${MINUTES:-4} THREADS=${THREADS:-16} DEVICE=${DEVICE:-cuda}
-CALIB=${CALIB:-40000} PY=${PY:-python3} SEED=${SEED:-61} BATCH=${BATCH:-128}
+CALIB=${CALIB:-60000} PY=${PY:-python3} SEED=${SEED:-61} BATCH=${BATCH:-128}
 MEMBER_CALIB=${MEMBER_CALIB:-4000} TEAM_CALIB=${TEAM_CALIB:-1}
 export PYTHONUNBUFFERED=1
 PKG=$(mktemp -d)
@@ -50,10 +51,10 @@ run() { "$PY" "$PKG/tools/train_digits.py" --threads "$THREADS" --seed "$SEED" \
     cp /tmp/team-1/digits.json "$OUT/member-1.json"
     cp /tmp/team-2/digits.json "$OUT/member-2.json"
     if [ "$TEAM_CALIB" = 1 ]; then
-        run --calib "$CALIB" --recalibrate --out "$OUT" --members "$OUT/digits.onnx" \
+        run --calib "$CALIB" --seed 6 --recalibrate --out "$OUT" --members "$OUT/digits.onnx" \
             "$OUT/digits-2.onnx"
         cp "$OUT/digits.json" "$OUT/digits-calib-mnist.json"
-        run --calib "$CALIB" --recalibrate --calib-real --out "$OUT"
+        run --calib "$CALIB" --seed 6 --recalibrate --calib-real --out "$OUT"
         cp "$OUT/digits.json" "$OUT/digits-calib-real.json"
     fi
 } 2>&1 | tee "$OUT/train.log"
