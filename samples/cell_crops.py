@@ -153,6 +153,13 @@ def _paper(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return page
 
 
+def _beside(rng: np.random.Generator, bw: int, bh: int, gap_x: int, gap_y: int
+            ) -> tuple[int, int]:
+    """Where a neighbouring cell's box lies: right, left, below or above, past a gap."""
+    return [(bw + gap_x, 0), (-bw - gap_x, 0), (0, bh + gap_y), (0, -bh - gap_y)][
+        int(rng.integers(4))]
+
+
 def _dark_grid(page: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
                band: float) -> None:
     """A grid printed dark, as on a bought block or a golf card: black, grey, green or blue
@@ -263,7 +270,7 @@ def synth_cell(rng: np.random.Generator, writer: Writer, entry: Entry,
     else:
         _grid(page, box, rng)
     if rng.random() < (0.5 if spilling else 0.15):  # a neighbour's ink may reach in
-        dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 10), (0, -bh - 10)][int(rng.integers(4))]
+        dx, dy = _beside(rng, bw, bh, 20, 10)
         render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 100)), writer, rng)
     page = _write(page, box, entry, writer, rng, faint, variety)
     small, scale = _camera(page, rng, harsh)
@@ -278,8 +285,7 @@ def _write(page: np.ndarray, box: tuple[int, int, int, int], entry: Entry, write
     pad, _, bw, bh = box
     if variety is not None and rng.random() < variety.neighbour:  # a neighbour close by
         gap = int(rng.integers(5, 21))
-        dx, dy = [(bw + gap, 0), (-bw - gap, 0), (0, bh + gap), (0, -bh - gap)][
-            int(rng.integers(4))]
+        dx, dy = _beside(rng, bw, bh, gap, gap)
         render_entry(page, (pad + dx, pad + dy, bw, bh), int(rng.integers(1, 300)),
                      replace(writer, height=float(rng.uniform(0.6, 0.95))), rng)
     if variety is not None and isinstance(entry, int) and entry >= 10 \
@@ -287,7 +293,7 @@ def _write(page: np.ndarray, box: tuple[int, int, int, int], entry: Entry, write
         writer = replace(writer, spacing=float(rng.uniform(-0.3, -0.08)),
                          overflow=float(rng.uniform(0.7, 0.9)))
     if variety is not None and rng.random() < variety.ring:  # a neighbour's ring reaches in
-        dx, dy = [(bw + 20, 0), (-bw - 20, 0), (0, bh + 6), (0, -bh - 6)][int(rng.integers(4))]
+        dx, dy = _beside(rng, bw, bh, 20, 6)
         x0, y0 = pad + dx + bw // 4, pad + dy + bh // 5
         render_ring(page, (x0, y0, x0 + bw // 2, y0 + 3 * bh // 5), writer, rng)
     ring = variety is not None and isinstance(entry, int) and rng.random() < variety.ring

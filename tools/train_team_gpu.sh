@@ -37,6 +37,7 @@ run() { "$PY" "$PKG/tools/train_digits.py" --threads "$THREADS" --seed "$SEED" \
         MINUTES=$("$PY" -c "print(round(max(0.5, min($MINUTES, ($DEADLINE_S - $SECONDS) / 60 - 0.8)), 2))")
         echo "== $SECONDS s used; training $MINUTES min per network"
     fi
+    # (Both runs write the cache's warm-start .pt beside it; the members are their exports.)
     train=(--device "$DEVICE" --minutes "$MINUTES" --batch "$BATCH" --calib "$MEMBER_CALIB")
     run "${train[@]}" --init scan/models/digits.onnx \
         --out /tmp/team-1 > /tmp/team-1.log 2>&1 &
