@@ -30,7 +30,7 @@ from escalero.scan.geometry import (
 )
 from escalero.scan.grid import PlacementSettings, SnappedSlot, snap_slots
 from escalero.scan.infer_layout import INFERENCE, InferenceSettings, infer_layout
-from escalero.scan.ink import INK, InkSettings, drop_grid_by_shade, is_red_ink
+from escalero.scan.ink import INK, InkSettings, grey_by_shade, is_red_ink
 from escalero.scan.load import load_photo
 from escalero.scan.notes import note
 from escalero.scan.passes import PassContext, run_passes
@@ -377,7 +377,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         red_ink = is_red_ink(crops, options.ink)
         if red_ink:  # its hue cannot drop the grid: its shade does; say so
             warnings += (note("red_ink").text(options.lang),)
-            crops = drop_grid_by_shade(crops, options.ink)
+            crops = grey_by_shade(crops, options.ink)
     with timer.stage("read"):
         reader = recognizer or _recognizer(options.recognizer, options.reading)
         snapped, readings, crops, tolerated = _read(reader, rect, snapped, geom, options,
@@ -515,7 +515,7 @@ def _tolerated(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlo
     """scan.shifted.tolerated_mm, the moved boxes cut and read as the first reading's."""
     def read_slots(slots: list[SnappedSlot]) -> list[Any]:
         again = _cut_cells(rect, slots, geom, options)
-        return list(reader.read(drop_grid_by_shade(again, options.ink) if red_ink else again))
+        return list(reader.read(grey_by_shade(again, options.ink) if red_ink else again))
 
     return tolerated_mm(snapped, readings, read_slots, options.placement.max_uncertain_mm,
                         options.placement.shifted_reach_mm)
@@ -528,7 +528,7 @@ def _reaimed(reader: Recognizer, rect: Rectified, snapped: Sequence[SnappedSlot]
     """scan.shifted.reaim, the moved boxes cut and read as the first reading's."""
     def read_slots(slots: list[SnappedSlot]) -> tuple[list[Any], list[Any]]:
         again = _cut_cells(rect, slots, geom, options)
-        again = drop_grid_by_shade(again) if red_ink else again
+        again = grey_by_shade(again, options.ink) if red_ink else again
         return again, list(reader.read(again))
 
     return reaim(snapped, readings, crops, read_slots, options.placement.max_uncertain_mm,

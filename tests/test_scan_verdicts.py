@@ -77,7 +77,7 @@ def test_a_reading_says_why_it_is_certain_or_not() -> None:
 @pytest.mark.parametrize("make", [
     lambda: InkSettings(red_ink_share=0.0),
     lambda: InkSettings(step_px=0),
-    lambda: InkSettings(grid_percentile=101.0),
+    lambda: InkSettings(shade_paper_px=0),
     lambda: EdgeInkSettings(scale=0.0),
     lambda: EdgeInkSettings(tolerance_px=-1),
     lambda: LoneStrokeSettings(min_share=0.0),
