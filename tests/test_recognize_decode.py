@@ -151,6 +151,34 @@ def test_writing_in_a_noisy_cell_survives_the_noise_floor(width: int) -> None:
     assert (x > 0.5).mean() > 0.02  # the strokes, not a few specks
 
 
+def test_a_printed_bar_across_the_crop_is_taken_off_and_a_strike_kept() -> None:
+    """A score card's thick divider bar reaching into a box placed by hand spans the whole
+    crop and is print (real golf cards: such empty cells were read as struck); a strike
+    across the box, even from line to line, spans less and stays, as does a digit."""
+    import cv2
+    from escalero.scan.digit_model import preprocess
+
+    def crop_with(draw) -> np.ndarray:  # type: ignore[no-untyped-def]
+        crop = np.full((170, 290, 3), 235, np.uint8)
+        draw(crop)
+        return crop
+
+    def bar(c: np.ndarray) -> None:
+        c[128:150, :] = (0, 120, 60)  # green bar, 2.2 mm, its edge 2 mm inside the box
+
+    def strike(c: np.ndarray) -> None:
+        cv2.line(c, (15, 85), (275, 88), (120, 40, 20), 5)  # across the box, line to line
+
+    def four(c: np.ndarray) -> None:
+        cv2.putText(c, "4", (120, 120), cv2.FONT_HERSHEY_SIMPLEX, 2.5, (120, 40, 20), 6)
+
+    assert preprocess(crop_with(bar)).max() < 0.2
+    assert (preprocess(crop_with(strike)) > 0.5).sum() > 40
+    kept = preprocess(crop_with(four))
+    both = preprocess(crop_with(lambda c: (bar(c), four(c))))
+    assert (both > 0.5).sum() >= 0.8 * (kept > 0.5).sum() > 40
+
+
 def test_a_batch_is_scored_as_each_cell_alone() -> None:
     from escalero.scan.digit_model import score_cells
 
