@@ -504,8 +504,12 @@ def _pass(image: np.ndarray, outline: np.ndarray, settings: RuledSettings,
     and columns of lines, however many, and the darkness of the paper's pattern where
     one was told apart (else 0.0)."""
     flat, to_photo = _flat_copy(image, outline, settings, ordered)
-    dark = darkness(flat)
     out: list[tuple[RuledTable, float]] = []
+    if min(flat.shape[:2]) < 2 * settings.strips:
+        # A sliver of an outline (a frame from a few collinear lines: pub photo
+        # 9600000-070 gave 9 x 1400 px) holds no table, and its strips would be empty.
+        return out
+    dark = darkness(flat)
     for quarter in (0,) if ordered else (0, 1):
         if quarter:  # the paper lies on its side: turn the copy a quarter
             dark = cv2.rotate(dark, cv2.ROTATE_90_CLOCKWISE)

@@ -277,3 +277,14 @@ def test_of_mappings_that_read_alike_the_one_as_found_stays() -> None:
     way = ruled.WayUp(mappings[0], lambda: made.append(1) or mappings[1:])
     _, chosen = ruled._best_mapping(painted, way, _Reads(entry=4, total=7))
     assert chosen is mappings[0] and made
+
+
+def test_a_sliver_of_an_outline_holds_no_table_and_does_not_crash() -> None:
+    """An outline a few pixels thin (pub photo 9600000-070: a 9 x 1400 px flat copy, its
+    strips empty) finds no table instead of raising IndexError."""
+    image = np.full((800, 600, 3), 230, np.uint8)
+    sliver = np.array([[100, 100], [500, 100], [500, 103], [100, 103]], np.float64)
+    settings = ruled.RuledSettings()
+    flat, _ = ruled._flat_copy(image, sliver, settings, ordered=True)
+    assert min(flat.shape[:2]) < settings.strips  # narrower than the strips: some are empty
+    assert ruled._pass(image, sliver, settings, ordered=True) == []
