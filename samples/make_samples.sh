@@ -23,6 +23,7 @@ mk --name 14-no-sheet              --seed 14 --level mild --megapixels 2 --no-sh
 mk --name 15-flatbed-scan          --seed 17 --level harsh --game escalero --players 3 --flatbed --quality 80
 mk --name 16-upload-red-ink        --seed 21 --level harsh --game escalero --players 2 --pen ballpoint-red --megapixels 2.4
 mk --name 17-pub-grid-faint         --seed 37 --level pub --game escalero --players 2
+mk --name 19-pub-stray-mark         --seed 9600000 --start 87 --level pub --players 2
 # Sheets this project did not print (samples.foreign): a bought block, tables ruled by hand.
 fx() { "$PY" -m samples.foreign --n 1 --megapixels 3 --out "$OUT/foreign" "$@"; }
 fx --name 18-foreign-block         --seed 3 --kind block

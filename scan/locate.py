@@ -259,6 +259,28 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
     return tuple(found[c] for c in sorted(c for c in found if c is not None))
 
 
+def without_stray(image: np.ndarray, markers: tuple[MarkerHit, ...],
+                  frames: Sequence[PageFrame], settings: LocateSettings = LOCATE
+                  ) -> tuple[MarkerHit, ...]:
+    """Three or more marks that fit no page frame together hold a stray find (a handwritten
+    1 read as a small mark in a cell, pub photo 9600000-087, beside two real marks whose
+    third was too small to decode at first): each is left out in turn, smallest first, and
+    the first rest that fits a frame, with a second look (look_again) where two are left,
+    is taken. `markers` as they are where no rest fits."""
+    if len(markers) < 3 or frame_fits(markers, frames, settings):
+        return markers
+    for stray in sorted(markers, key=lambda m: float(np.linalg.norm(m.corners[0]
+                                                                     - m.corners[2]))):
+        rest = tuple(m for m in markers if m is not stray)
+        fits = frame_fits(rest, frames, settings)
+        if fits and len(rest) == 2:
+            rest = look_again(image, rest, fits, settings)
+            fits = frame_fits(rest, frames, settings) if len(rest) >= 3 else []
+        if fits:
+            return rest
+    return markers
+
+
 def _look_for(gray: np.ndarray, hom: np.ndarray, reach: int,
               centre_mm: tuple[float, float], corner: int, settings: LocateSettings
               ) -> MarkerHit | None:
