@@ -219,7 +219,7 @@ def _without_odd_sizes(hits: tuple[MarkerHit, ...], share: float) -> tuple[Marke
     LocateSettings.least_size_share)."""
     if len(hits) < 2:
         return hits
-    sizes = [float(np.linalg.norm(h.corners[0] - h.corners[2])) for h in hits]
+    sizes = [_mark_size(h) for h in hits]
     return tuple(h for h, size in zip(hits, sizes, strict=True) if size >= share * max(sizes))
 
 
@@ -259,24 +259,24 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
     return tuple(found[c] for c in sorted(c for c in found if c is not None))
 
 
-def without_stray(image: np.ndarray, markers: tuple[MarkerHit, ...],
+def without_stray(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
                   frames: Sequence[PageFrame], settings: LocateSettings = LOCATE
                   ) -> tuple[MarkerHit, ...]:
-    """Three or more marks that fit no page frame together hold a stray find (a handwritten
-    1 read as a small mark in a cell, pub photo 9600000-087, beside two real marks whose
-    third was too small to decode at first): each is left out in turn, smallest first, and
-    the first rest that fits a frame, with a second look (look_again) where two are left,
-    is taken. `markers` as they are where no rest fits."""
-    if len(markers) < 3 or frame_fits(markers, frames, settings):
+    """Three or more marks that fit no page frame together (`fits`: frame_fits(markers,
+    frames)) hold a stray find (a handwritten 1 read as a small mark in a cell, pub photo
+    9600000-087, beside two real marks whose third was too small to decode at first): each
+    is left out in turn, smallest first, and the first rest that fits a frame, with a
+    second look (look_again) where two are left, is taken. `markers` as they are where
+    they fit a frame or no rest does."""
+    if len(markers) < 3 or fits:
         return markers
-    for stray in sorted(markers, key=lambda m: float(np.linalg.norm(m.corners[0]
-                                                                     - m.corners[2]))):
+    for stray in sorted(markers, key=_mark_size):
         rest = tuple(m for m in markers if m is not stray)
-        fits = frame_fits(rest, frames, settings)
-        if fits and len(rest) == 2:
-            rest = look_again(image, rest, fits, settings)
-            fits = frame_fits(rest, frames, settings) if len(rest) >= 3 else []
-        if fits:
+        rest_fits = frame_fits(rest, frames, settings)
+        if rest_fits and len(rest) == 2:
+            rest = look_again(image, rest, rest_fits, settings)
+            rest_fits = frame_fits(rest, frames, settings) if len(rest) >= 3 else []
+        if rest_fits:
             return rest
     return markers
 
@@ -492,7 +492,12 @@ def find_outline(image: np.ndarray) -> np.ndarray | None:
 
 def _marker_px(hits: Sequence[MarkerHit]) -> float:
     """The markers' mean size in the photo (px, corner to opposite corner)."""
-    return float(np.mean([np.linalg.norm(h.corners[0] - h.corners[2]) for h in hits]))
+    return float(np.mean([_mark_size(h) for h in hits]))
+
+
+def _mark_size(hit: MarkerHit) -> float:
+    """A mark's size in the photo (px, corner to opposite corner)."""
+    return float(np.linalg.norm(hit.corners[0] - hit.corners[2]))
 
 
 def _rms(hom: np.ndarray, src_mm: np.ndarray, dst_px: np.ndarray) -> float:

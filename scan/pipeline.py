@@ -422,8 +422,8 @@ def _locate(image: np.ndarray, timer: _Timer, settings: locate.LocateSettings) -
         fits = locate.frame_fits(markers, page_frames(), settings)
     if len(markers) >= 3 and not fits:  # a stray find among them: each left out in turn
         with timer.stage("markers"):
-            markers = found["markers"] = locate.without_stray(gray, markers, page_frames(),
-                                                              settings)
+            markers = found["markers"] = locate.without_stray(gray, markers, fits,
+                                                              page_frames(), settings)
         with timer.stage("layout"):
             fits = locate.frame_fits(markers, page_frames(), settings)
     if len(markers) == 2:  # a second look where the marks found put the others

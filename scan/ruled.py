@@ -506,8 +506,8 @@ def _pass(image: np.ndarray, outline: np.ndarray, settings: RuledSettings,
     flat, to_photo = _flat_copy(image, outline, settings, ordered)
     out: list[tuple[RuledTable, float]] = []
     if min(flat.shape[:2]) < 2 * settings.strips:
-        # A sliver of an outline (a frame from a few collinear lines: pub photo
-        # 9600000-070 gave 9 x 1400 px) holds no table, and its strips would be empty.
+        # A sliver of an outline (pub photo 9600000-070 gave a 9 x 1400 px copy) holds no
+        # table, and its strips would be empty.
         return out
     dark = darkness(flat)
     for quarter in (0,) if ordered else (0, 1):
