@@ -22,7 +22,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from escalero.scan.imaging import MAD_TO_SIGMA, darkness, median_and_sigma
+from escalero.scan.imaging import (
+    MAD_TO_SIGMA,
+    darkness,
+    median_and_sigma,
+    median_last,
+    quantile_last,
+)
 from escalero.scan.rectify import CELL_MARGIN_MM, PX_PER_MM
 
 # The network's format: its input (px) and its output per cell (the module doc).
@@ -130,11 +136,8 @@ def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
     black and pencil ink stay dark; drop_grid_lines takes off what a photo leaves of the
     lines. Dividing by a local paper estimate flattens shadows.
     """
-    red = crop_bgr if crop_bgr.ndim == 2 else crop_bgr[:, :, 2]
-    h, w = red.shape
-    width = max(8, round(w * WORK_H / h))
-    work = cv2.resize(red, (width, WORK_H), interpolation=cv2.INTER_AREA)
-    return drop_grid_lines(darkness(work, PREPROCESSING.paper_px, PREPROCESSING.paper_sigma), h)
+    return drop_grid_lines(darkness(_work_size(crop_bgr), PREPROCESSING.paper_px,
+                                    PREPROCESSING.paper_sigma), crop_bgr.shape[0])
 
 
 def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
@@ -148,17 +151,20 @@ def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
     covers only part of any row or column near the edge, so a low quantile of each such
     row (column) is the line's own level: it is taken off there.
     """
+    return _drop_grid_lines_in_band(ink, _grid_band(ink.shape[-2], crop_h))
+
+
+def _drop_grid_lines_in_band(ink: np.ndarray, band: int) -> np.ndarray:
+    """drop_grid_lines with the edge band's width in the ink map's rows given."""
     h, w = ink.shape[-2:]
-    band = max(1, round(PREPROCESSING.grid_band_px * h / crop_h))
     out = ink.copy()
     for rows in (slice(0, band), slice(h - band, h)):
-        level = np.percentile(out[..., rows, :], PREPROCESSING.grid_quantile, axis=-1,
-                              keepdims=True)
-        out[..., rows, :] = np.maximum(out[..., rows, :] - level, 0.0)
+        level = quantile_last(out[..., rows, :], PREPROCESSING.grid_quantile)
+        out[..., rows, :] = np.maximum(out[..., rows, :] - level[..., None], 0.0)
     for cols in (slice(0, band), slice(w - band, w)):
-        level = np.percentile(out[..., :, cols], PREPROCESSING.grid_quantile, axis=-2,
-                              keepdims=True)
-        out[..., :, cols] = np.maximum(out[..., :, cols] - level, 0.0)
+        level = quantile_last(np.swapaxes(out[..., :, cols], -1, -2),
+                              PREPROCESSING.grid_quantile)
+        out[..., :, cols] = np.maximum(out[..., :, cols] - level[..., None, :], 0.0)
     return drop_rules(out)
 
 
@@ -247,16 +253,19 @@ def preprocess_batch(crops: Sequence[np.ndarray]) -> np.ndarray:
     """preprocess for a sheet's crops at once: (N, INPUT_H, INPUT_W), the same numbers.
 
     The OpenCV steps (resizing, the paper estimate, smoothing) stay per crop; the numpy
-    steps around them (ink against paper, the ink's window, the noise floor and the
-    stretch) run over all crops of one size together, which is most of preprocess's cost
-    when it runs crop by crop.
+    steps around them (ink against paper, the grid lines' levels, the ink's window, the
+    noise floor and the stretch) run over all crops of one working size together, which is
+    most of preprocess's cost when it runs crop by crop. Crops are grouped by their size
+    after resizing, not before: a sheet's cells differ by a pixel or two, which resizing
+    mostly takes away.
     """
     out = np.zeros((len(crops), INPUT_H, INPUT_W), np.float32)
-    by_shape: dict[tuple[int, ...], list[int]] = {}
-    for i, crop in enumerate(crops):
-        by_shape.setdefault(crop.shape[:2], []).append(i)
-    for members in by_shape.values():
-        inks = _ink_maps([crops[i] for i in members])
+    works = [_work_size(crop) for crop in crops]
+    by_size: dict[tuple[int, int], list[int]] = {}
+    for i, (work, crop) in enumerate(zip(works, crops, strict=True)):
+        by_size.setdefault((work.shape[1], _grid_band(WORK_H, crop.shape[0])), []).append(i)
+    for (_, band), members in by_size.items():
+        inks = _ink_maps(np.stack([works[i] for i in members]), band)
         inputs, spans = [], []
         for ink, (x0, x1) in zip(inks, _ink_windows(inks), strict=True):
             net_input, span = _network_size(ink[:, x0:x1])
@@ -266,15 +275,25 @@ def preprocess_batch(crops: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _ink_maps(crops: Sequence[np.ndarray]) -> np.ndarray:
-    """ink_map, smoothed as preprocess smooths it, of crops of one size: (N, WORK_H, w)."""
-    reds = [c if c.ndim == 2 else c[:, :, 2] for c in crops]
-    h, w = reds[0].shape
+def _work_size(crop: np.ndarray) -> np.ndarray:
+    """The crop's red channel resized to WORK_H high, its aspect kept (as ink_map)."""
+    red = crop if crop.ndim == 2 else crop[:, :, 2]
+    h, w = red.shape
     width = max(8, round(w * WORK_H / h))
-    work = np.stack([cv2.resize(r, (width, WORK_H), interpolation=cv2.INTER_AREA)
-                     for r in reds])
-    ink = drop_grid_lines(darkness(work, PREPROCESSING.paper_px, PREPROCESSING.paper_sigma),
-                          h)
+    return cv2.resize(red, (width, WORK_H), interpolation=cv2.INTER_AREA)
+
+
+def _grid_band(ink_h: int, crop_h: int) -> int:
+    """Rows (columns) of an ink map `ink_h` high, cut from a crop `crop_h` high, along
+    each edge in which the grid lines lie."""
+    return max(1, round(PREPROCESSING.grid_band_px * ink_h / crop_h))
+
+
+def _ink_maps(work: np.ndarray, band: int) -> np.ndarray:
+    """ink_map, smoothed as preprocess smooths it, of a stack of crops already resized to
+    WORK_H (N, WORK_H, w) whose grid lines lie `band` rows from the edges."""
+    ink = _drop_grid_lines_in_band(
+        darkness(work, PREPROCESSING.paper_px, PREPROCESSING.paper_sigma), band)
     return np.stack([cv2.GaussianBlur(x, (0, 0), PREPROCESSING.smoothing_sigma) for x in ink])
 
 
@@ -331,12 +350,12 @@ def _stretch(inputs: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray
     out = np.empty_like(inputs)
     for c0, c1 in set(spans):
         sel = [i for i, span in enumerate(spans) if span == (c0, c1)]
-        cells = inputs[sel][:, :, c0:c1]
-        median = np.median(cells, axis=(1, 2))
-        mad = np.median(np.abs(cells - median[:, None, None]), axis=(1, 2))
+        cells = inputs[sel][:, :, c0:c1].reshape(len(sel), -1)
+        median = median_last(cells)
+        mad = median_last(np.abs(cells - median[:, None]))
         floor = median.astype(np.float64) + PREPROCESSING.noise_sigmas * (
             MAD_TO_SIGMA * mad.astype(np.float64))
-        top = np.percentile(cells, PREPROCESSING.top_percentile, axis=(1, 2)).astype(np.float64)
+        top = quantile_last(cells, PREPROCESSING.top_percentile).astype(np.float64)
         scale = np.maximum(top - floor, PREPROCESSING.least_stretch)
         out[sel] = np.clip((inputs[sel] - floor.astype(np.float32)[:, None, None])
                            / scale.astype(np.float32)[:, None, None], 0.0, 1.0)

@@ -42,6 +42,30 @@ def median_and_sigma(values: np.ndarray) -> tuple[float, float]:
     return median, MAD_TO_SIGMA * float(np.median(np.abs(values - median)))
 
 
+def quantile_last(values: np.ndarray, percent: float) -> np.ndarray:
+    """np.percentile(values, percent, axis=-1) (linear, as float32 for float32 values),
+    the same numbers: one partition at the two order statistics it interpolates, where
+    numpy partitions at the ends as well."""
+    n = values.shape[-1]
+    at = (n - 1) * (percent / 100)
+    below = int(at)
+    above = min(below + 1, n - 1)
+    part = np.partition(values, [below, above] if above != below else below, axis=-1)
+    low, high = part[..., below], part[..., above]
+    t = at - below
+    step = high - low
+    return high - step * (1 - t) if t >= 0.5 else low + step * t
+
+
+def median_last(values: np.ndarray) -> np.ndarray:
+    """np.median(values, axis=-1), the same numbers (the middle two's mean)."""
+    n = values.shape[-1]
+    if n % 2:
+        return np.partition(values, n // 2, axis=-1)[..., n // 2]
+    part = np.partition(values, [n // 2 - 1, n // 2], axis=-1)
+    return (part[..., n // 2 - 1] + part[..., n // 2]) / 2
+
+
 def darkness(channel: np.ndarray, paper_px: int, sigma: float) -> np.ndarray:
     """1 - channel / local paper, in [0, 1] (0 = paper, 1 = black), as float32.
 
@@ -50,10 +74,21 @@ def darkness(channel: np.ndarray, paper_px: int, sigma: float) -> np.ndarray:
     it flattens shadows and the light's falloff. `channel`: one (N, h, w) stack or (h, w)
     image of any number type; +1 keeps a black pixel's ratio finite.
     """
-    work = np.asarray(channel).astype(np.float32) + 1.0
+    channel = np.asarray(channel)
+    work = channel.astype(np.float32) + 1.0
     kernel = np.ones((paper_px, paper_px), np.uint8)
+    # The brightest value is the same before and after +1: 8-bit pixels are dilated as
+    # they are, several times faster than as floats.
+    lifted = channel if channel.dtype == np.uint8 else work
     if work.ndim == 3:
-        paper = np.stack([cv2.GaussianBlur(cv2.dilate(x, kernel), (0, 0), sigma) for x in work])
+        paper = np.stack([cv2.GaussianBlur(_brightest(x, kernel, lifted is channel), (0, 0),
+                                           sigma) for x in lifted])
     else:
-        paper = cv2.GaussianBlur(cv2.dilate(work, kernel), (0, 0), sigma)
+        paper = cv2.GaussianBlur(_brightest(lifted, kernel, lifted is channel), (0, 0), sigma)
     return np.clip(1.0 - work / paper, 0.0, 1.0)
+
+
+def _brightest(image: np.ndarray, kernel: np.ndarray, lift: bool) -> np.ndarray:
+    """The brightest value within the kernel, as float32; `lift`: plus 1 (an 8-bit image)."""
+    top = cv2.dilate(image, kernel)
+    return top.astype(np.float32) + 1.0 if lift else top
