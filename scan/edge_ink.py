@@ -88,12 +88,9 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     if not _runs_off(ink, settings.strong_ink):
         return None  # no ink as strong as a stroke's at the crop's edge (most cells)
     scale = settings.scale
-    flat = ink.ravel()
-    k = max(1, flat.size // 1000)
-    top = float(np.partition(flat, flat.size - k)[flat.size - k])  # the 99.9th percentile
-    if top < settings.least_ink:
+    strong = _strokes(ink, settings)
+    if strong is None:
         return None
-    strong = (ink > max(settings.strong_ink, settings.strong_share * top)).astype(np.uint8)
     h, w = strong.shape
     if not _runs_off(strong, 0):
         return None  # nothing runs off the crop: no need to label the ink
@@ -120,6 +117,34 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     return cv2.dilate(full, np.ones((rim, rim), np.uint8)) > 0
 
 
+def _strokes(ink: np.ndarray, settings: EdgeInkSettings) -> np.ndarray | None:
+    """uint8, 1 on the strokes of an ink map (_ink): what is darker than strong_ink and
+    than strong_share of its darkest ink; None where that ink is fainter than least_ink."""
+    flat = ink.ravel()
+    k = max(1, flat.size // 1000)
+    top = float(np.partition(flat, flat.size - k)[flat.size - k])  # the 99.9th percentile
+    if top < settings.least_ink:
+        return None
+    return (ink > max(settings.strong_ink, settings.strong_share * top)).astype(np.uint8)
+
+
+def ink_at_scale(image: np.ndarray, settings: EdgeInkSettings = EDGE_INK
+                 ) -> tuple[np.ndarray, float] | None:
+    """The crop's strokes (as _strokes) at settings.scale of its resolution, and that
+    scale; None where it holds no stroke."""
+    strong = _strokes(_ink(image, settings), settings)
+    return None if strong is None else (strong, settings.scale)
+
+
+def painted(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A copy of the crop with the pixels of `mask` painted as the paper around them."""
+    clean = image.copy()
+    rest = image[::3, ::3][~mask[::3, ::3]]  # the paper around it (a sample is enough)
+    colour = np.median(rest, axis=0) if len(rest) else np.median(image, axis=(0, 1))
+    clean[mask] = colour.astype(image.dtype)
+    return clean
+
+
 def _runs_off(ink: np.ndarray, level: float) -> bool:
     """Whether any pixel on the map's border is above `level`. A stroke is ink above
     strong_ink at least: where none on the border is, none runs off the crop, and the
@@ -135,10 +160,4 @@ def without_neighbours(image: np.ndarray, box_px: tuple[int, int, int, int] | No
     if box_px is None:
         return None
     mask = neighbour_mask(image, box_px, settings)
-    if mask is None:
-        return None
-    clean = image.copy()
-    rest = image[::3, ::3][~mask[::3, ::3]]  # the paper around it (a sample is enough)
-    colour = np.median(rest, axis=0) if len(rest) else np.median(image, axis=(0, 1))
-    clean[mask] = colour.astype(image.dtype)
-    return clean
+    return None if mask is None else painted(image, mask)

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from escalero.scan import digit_model, edge_ink, jitter
+from escalero.scan import digit_model, edge_ink, jitter, rings
 from escalero.scan import lone_stroke as lone_stroke_mod
 from escalero.scan.digit_model import DECODING, DecodeSettings
 from escalero.scan.edge_ink import EDGE_INK, EdgeInkSettings
 from escalero.scan.jitter import JITTERS, Jitter
 from escalero.scan.lone_stroke import LONE_STROKE, LoneStrokeSettings
+from escalero.scan.rings import RINGS, RingSettings
 from escalero.scoring.errors import ToolMissingError
 from escalero.scoring.model import CellValue
 
@@ -68,6 +69,8 @@ class ReadingSettings:
     decoding: DecodeSettings = DECODING
     edge_ink: EdgeInkSettings = EDGE_INK
     lone_stroke: LoneStrokeSettings = LONE_STROKE
+    # What counts as a ring drawn round a cell's writing (scan.rings), set by hand there.
+    rings: RingSettings = RINGS
 
     def __post_init__(self) -> None:
         if not 0.0 < self.second_look_from <= 1.0:
@@ -278,8 +281,9 @@ class DigitModelRecognizer:
         out = self._decode_all(logits, crops)
         if self.edge_ink:
             out, crops, logits = self._without_neighbours(crops, out, logits)
+        out, ringed = self._without_rings(crops, out)
         if self.second_look:
-            out = self._jittered(crops, logits, out)
+            out = self._jittered(crops, logits, out, skip=ringed)
         return out, feats
 
     def _decode_all(self, logits: np.ndarray, crops: Sequence[CellCrop], by: str = ""
@@ -323,15 +327,40 @@ class DigitModelRecognizer:
                 out[i], used[i], logits[i] = reading, cleaned[k], second_logits[k]
         return out, used, logits
 
+    def _without_rings(self, crops: Sequence[CellCrop], readings: list[CellReading]
+                       ) -> tuple[list[CellReading], set[int]]:
+        """Unsure cells with a ring drawn round their writing (scan.rings) read again
+        without it; the second reading stands where it is surer than the first, but is
+        never certain by itself: the accept threshold was fitted on cells that hold no
+        ring, and what is left of one is new to the network. (The written totals may still
+        confirm it.) Returns the readings and the cells read so."""
+        again = [(i, clean) for i, c in enumerate(crops) if not readings[i].certain
+                 and (clean := rings.without_ring(c.image, c.box_px, self.settings.rings,
+                                                  self.settings.edge_ink)) is not None]
+        if not again:
+            return readings, set()
+        cleaned = [replace(crops[i], image=clean) for i, clean in again]
+        second = self._decode_all(self._logits_of([clean for _, clean in again]), cleaned,
+                                  by="without the ring drawn round it")
+        out, ringed = list(readings), set()
+        for (i, _), reading in zip(again, second, strict=True):
+            if reading.confidence > readings[i].confidence:
+                out[i] = lowered(reading, f"{reading.why}; read without the ring drawn round "
+                                 "it, which never makes a reading certain")
+                ringed.add(i)
+        return out, ringed
+
     def _jittered(self, crops: Sequence[CellCrop], logits: np.ndarray,
-                  readings: list[CellReading]) -> list[CellReading]:
+                  readings: list[CellReading], skip: set[int] | None = None
+                  ) -> list[CellReading]:
         """Unsure cells read at least ReadingSettings.second_look_from read again at the
         small changes of scan.jitter, their logits averaged with the reading so far (of the
         crop without a neighbour's stroke where scan.edge_ink took one off). The average
         stands only where it agrees with the reading so far on the value, so it can make a
         cell certain but never changes what it says."""
         unsure = [i for i, r in enumerate(readings)
-                  if not r.certain and r.confidence >= self.settings.second_look_from]
+                  if not r.certain and r.confidence >= self.settings.second_look_from
+                  and i not in (skip or ())]
         if not unsure:
             return readings
         jitters = self.settings.jitters

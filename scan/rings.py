@@ -1,0 +1,174 @@
+"""A ring drawn round a number: find it, and paint it over as paper.
+
+Golf cards mark a birdie with a circle and a bogey with a box, and a player who wants a
+total to stand out draws round it. The network reads the ring as digits: a circled 13 as
+630, a circled 4 as struck (benchmarks.real: 18 circled totals, none read right). A ring is
+a closed stroke with writing inside its hole and none of it touching: the writing inside
+is what the cell holds. A written 0 is a closed stroke too, but with nothing in it, and a
+loop of a digit (6, 8, 9) has a stroke through its side, so neither is taken for one.
+
+The recognizer reads an unsure cell with such a ring again without it (scan.recognize).
+Nothing was fitted to the real photos: the shares below are set by hand from what a ring
+is (it spans most of the box, its hole most of its own outline).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from escalero.scan.edge_ink import EDGE_INK, EdgeInkSettings, ink_at_scale, painted
+
+
+@dataclass(frozen=True)
+class RingSettings:
+    """What counts as a ring drawn round a cell's writing (ReadingSettings.rings). Each
+    field is set by hand from what a ring is, not fitted; shares are of the writable box's
+    height unless named."""
+
+    # The ring spans at least this share of the box's height: a loop of a digit is smaller.
+    min_height: float = 0.55
+    # Share of the ring's outline that must show ink within `near` of it (a quick hand
+    # leaves a gap where the pen starts and ends; a digit's outline follows an ellipse
+    # far less closely).
+    min_cover: float = 0.8
+    near: float = 0.08  # of the ring's smaller axis
+    # A ring drawn round a total often runs past the crop: its outline is judged where the
+    # crop shows it, which must be at least this share of it.
+    min_shown: float = 0.5
+    # The ring's band: between these shares of its size. Writing inside lies within
+    # `inside` of the ring's size, and must be at least min_inside of the ring's height
+    # tall (an empty loop is a written 0, a speck inside one is grain).
+    band: tuple[float, float] = (0.8, 1.2)
+    # The writing inside is a stroke of its own (not one of the ring's), this share of it
+    # inside the band, and at least min_inside of the ring's height tall (a speck is grain).
+    inside_share: float = 0.9
+    min_inside: float = 0.3
+    # A ring is round: its axes' ratio at least this (a lone stroke's outline is a thin
+    # ellipse).
+    min_round: float = 0.45
+
+    def __post_init__(self) -> None:
+        lo, hi = self.band
+        if not (0.0 < self.min_height < 1.0 and 0.0 < self.min_cover <= 1.0
+                and 0.0 < self.near < 0.5 and 0.0 < self.min_shown <= 1.0
+                and 0.0 < lo < 1.0 < hi and 0.0 < self.inside_share <= 1.0
+                and 0.0 < self.min_inside < 1.0 and 0.0 < self.min_round <= 1.0):
+            raise ValueError("rings: need shares in (0, 1] and band[0] < 1 < band[1]")
+
+
+RINGS = RingSettings()
+_ANGLES = np.linspace(0.0, 2.0 * np.pi, 72, endpoint=False)
+
+
+def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
+              settings: RingSettings = RINGS, ink: EdgeInkSettings = EDGE_INK
+              ) -> np.ndarray | None:
+    """A mask (at the crop's resolution) of a ring drawn round the writing in a crop, or
+    None if there is none. The strokes are found as scan.edge_ink finds them; the ring is
+    an ellipse fitted to the outline of the largest stroke, or of the two largest (a ring
+    drawn in two strokes, or with a gap)."""
+    found = ink_at_scale(image, ink)
+    if found is None:
+        return None
+    strong, scale = found
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
+    if n < 2:
+        return None
+    order = 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA])
+    gaps = cv2.distanceTransform(1 - strong, cv2.DIST_L2, 3)  # px to the nearest ink
+    box_h = box_px[3] * scale
+    for parts in ([order[0]], list(order[:2])):
+        if len(parts) < 1 or (len(parts) == 2 and n < 3):
+            continue
+        ring = _ring(labels, parts, stats, gaps, box_h, settings)
+        if ring is not None:
+            full = cv2.resize(ring, (image.shape[1], image.shape[0]),
+                              interpolation=cv2.INTER_NEAREST)
+            rim = ink.rim_px
+            return cv2.dilate(full, np.ones((rim, rim), np.uint8)) > 0
+    return None
+
+
+def _fitted(part: np.ndarray, rounds: int = 3, keep: float = 0.75
+            ) -> tuple[Sequence[float], Sequence[float], float] | None:
+    """cv2.fitEllipse's ellipse of `part`'s outline, leaving out the crop's border (a ring
+    cut off by it) and, `rounds` times, the points furthest off the ellipse fitted so far
+    (a neighbour's ring or a digit touching it): `keep` of them stay each round."""
+    contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    points = np.concatenate(contours).reshape(-1, 2).astype(np.float32)
+    h, w = part.shape
+    points = points[(points[:, 0] > 0) & (points[:, 0] < w - 1) & (points[:, 1] > 0)
+                    & (points[:, 1] < h - 1)]
+    fit = None
+    for _ in range(rounds):
+        if len(points) < 5:
+            return fit
+        fit = cv2.fitEllipse(points)
+        (cx, cy), (d1, d2), angle = fit
+        if min(d1, d2) <= 0:
+            return None
+        t = np.deg2rad(angle)
+        u = ((points[:, 0] - cx) * np.cos(t) + (points[:, 1] - cy) * np.sin(t)) / (d1 / 2)
+        v = (-(points[:, 0] - cx) * np.sin(t) + (points[:, 1] - cy) * np.cos(t)) / (d2 / 2)
+        off = np.abs(np.sqrt(u * u + v * v) - 1.0)
+        points = points[off <= np.quantile(off, keep)]
+    return fit
+
+
+def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, gaps: np.ndarray,
+          box_h: float, settings: RingSettings) -> np.ndarray | None:
+    """The ring's band (uint8 mask of the strokes) where the outline of the strokes
+    `parts` (labels of cv2.connectedComponentsWithStats) is a ring with writing of its own
+    inside, else None."""
+    strong = (labels > 0).astype(np.uint8)
+    fit = _fitted(np.isin(labels, parts).astype(np.uint8))
+    if fit is None:
+        return None
+    (cx, cy), (d1, d2), angle = fit
+    a, b = d1 / 2, d2 / 2
+    if min(a, b) <= 2 or min(a, b) < settings.min_round * max(a, b):
+        return None
+    t = np.deg2rad(angle)
+    cos_t, sin_t = np.cos(t), np.sin(t)
+    # The ellipse's height on the page: its extent along y.
+    height = 2 * np.sqrt((a * sin_t) ** 2 + (b * cos_t) ** 2)
+    if height < settings.min_height * box_h:
+        return None
+    xs = cx + a * np.cos(_ANGLES) * cos_t - b * np.sin(_ANGLES) * sin_t
+    ys = cy + a * np.cos(_ANGLES) * sin_t + b * np.sin(_ANGLES) * cos_t
+    h, w = strong.shape
+    on = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    if on.mean() < settings.min_shown:
+        return None  # mostly outside the crop: nothing to tell a ring by
+    near = gaps[ys[on].astype(int), xs[on].astype(int)] <= settings.near * 2 * min(a, b) + 1
+    if near.mean() < settings.min_cover:
+        return None
+    # Each pixel's size relative to the ellipse (1 on it, 0 at its centre).
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u = ((xx - cx) * cos_t + (yy - cy) * sin_t) / a
+    v = (-(xx - cx) * sin_t + (yy - cy) * cos_t) / b
+    size = np.sqrt(u * u + v * v)
+    lo, hi = settings.band
+    # Writing of its own inside: a stroke apart from the ring, within its band, tall
+    # enough. A written 0 has none; a 6's or an 8's loop is one stroke with its outline.
+    if not any(float(np.mean(size[labels == k] < lo)) >= settings.inside_share
+               and stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height
+               for k in range(1, len(stats)) if k not in parts):
+        return None
+    return (strong.astype(bool) & (size >= lo) & (size <= hi)).astype(np.uint8)
+
+
+def without_ring(image: np.ndarray, box_px: tuple[int, int, int, int] | None,
+                 settings: RingSettings = RINGS, ink: EdgeInkSettings = EDGE_INK
+                 ) -> np.ndarray | None:
+    """The crop with the ring drawn round its writing painted as the crop's paper; None if
+    it has none (or no box to measure it by)."""
+    if box_px is None:
+        return None
+    mask = ring_mask(image, box_px, settings, ink)
+    return None if mask is None else painted(image, mask)

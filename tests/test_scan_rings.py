@@ -1,0 +1,79 @@
+"""scan.rings: a ring drawn round a cell's writing is found and painted over; a written 0,
+a digit's own loop and a lone stroke are never taken for one; and a cell read without its
+ring is never certain by that reading alone."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from escalero.scan import rings
+from escalero.scan.recognize import CellCrop, get_recognizer
+from escalero.scan.rings import RingSettings, without_ring
+
+MARGIN = 15  # the cell reading contract's 1.5 mm at 10 px/mm
+BOX = (MARGIN, MARGIN, 120, 80)
+
+
+def _cell(text: str = "", ring: bool = False, zero: bool = False, gap_deg: int = 0
+          ) -> np.ndarray:
+    """A 10 px/mm crop: paper, a faint red grid line round the box, blue writing."""
+    h, w = BOX[3] + 2 * MARGIN, BOX[2] + 2 * MARGIN
+    crop = np.full((h, w, 3), (225, 232, 238), np.uint8)
+    cv2.rectangle(crop, (MARGIN, MARGIN), (MARGIN + BOX[2], MARGIN + BOX[3]), (190, 190, 240), 1)
+    ink = (140, 60, 40)
+    if text:
+        cv2.putText(crop, text, (w // 2 - 17 * len(text), h // 2 + 20),
+                    cv2.FONT_HERSHEY_SIMPLEX, 1.6, ink, 4, cv2.LINE_AA)
+    centre = (w // 2, h // 2)
+    if ring:
+        cv2.ellipse(crop, centre, (48, 40), 0, 90 + gap_deg // 2, 450 - gap_deg // 2, ink, 3,
+                    cv2.LINE_AA)
+    if zero:
+        cv2.ellipse(crop, centre, (22, 34), 0, 0, 360, ink, 4, cv2.LINE_AA)
+    return crop
+
+
+@pytest.mark.parametrize("text", ["4", "13"])
+@pytest.mark.parametrize("gap_deg", [0, 40])
+def test_a_ring_round_a_number_is_painted_over(text: str, gap_deg: int) -> None:
+    crop = _cell(text, ring=True, gap_deg=gap_deg)
+    mask = rings.ring_mask(crop, BOX)
+    assert mask is not None
+    clean = without_ring(crop, BOX)
+    assert clean is not None
+    # The ring's pixels are paper now; the number inside is untouched.
+    plain = _cell(text)
+    ring_only = np.abs(crop.astype(int) - plain.astype(int)).sum(axis=2) > 60
+    assert np.abs(clean.astype(int) - plain.astype(int))[ring_only].mean() < 20
+    inner = (slice(45, 85), slice(50, 100))
+    assert np.array_equal(clean[inner], crop[inner]) or not mask[inner].any()
+
+
+@pytest.mark.parametrize("text", ["", "8", "6", "0", "1", "40"])
+def test_no_ring_in_plain_writing(text: str) -> None:
+    assert without_ring(_cell(text), BOX) is None
+
+
+def test_a_written_0_is_no_ring() -> None:
+    assert without_ring(_cell(zero=True), BOX) is None
+    assert without_ring(_cell(ring=True), BOX) is None  # a ring round nothing: a 0 too
+
+
+def test_no_box_no_ring() -> None:
+    assert without_ring(_cell("4", ring=True), None) is None
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(ValueError):
+        RingSettings(band=(1.1, 1.2))
+    with pytest.raises(ValueError):
+        RingSettings(min_cover=0.0)
+
+
+def test_a_cell_read_without_its_ring_is_never_certain() -> None:
+    reader = get_recognizer("default")
+    crop = CellCrop(_cell("4", ring=True), tuple(range(1, 10)), BOX)
+    (reading,) = reader.read([crop])
+    assert "ring" in reading.why  # read again without it: the ring read as digits first
+    assert not reading.certain
