@@ -38,12 +38,10 @@ class RingSettings:
     # A ring drawn round a total often runs past the crop: its outline is judged where the
     # crop shows it, which must be at least this share of it.
     min_shown: float = 0.5
-    # The ring's band: between these shares of its size. Writing inside lies within
-    # `inside` of the ring's size, and must be at least min_inside of the ring's height
-    # tall (an empty loop is a written 0, a speck inside one is grain).
-    band: tuple[float, float] = (0.8, 1.2)
     # The writing inside is a stroke of its own (not one of the ring's), this share of it
-    # inside the band, and at least min_inside of the ring's height tall (a speck is grain).
+    # within `within` of the ring's size (1 on the fitted outline), and at least min_inside
+    # of the ring's height tall (an empty loop is a written 0, a speck inside one grain).
+    within: float = 0.8
     inside_share: float = 0.9
     min_inside: float = 0.3
     # A ring is round: its axes' ratio at least this (a lone stroke's outline is a thin
@@ -51,12 +49,11 @@ class RingSettings:
     min_round: float = 0.45
 
     def __post_init__(self) -> None:
-        lo, hi = self.band
         if not (0.0 < self.min_height < 1.0 and 0.0 < self.min_cover <= 1.0
                 and 0.0 < self.near < 0.5 and 0.0 < self.min_shown <= 1.0
-                and 0.0 < lo < 1.0 < hi and 0.0 < self.inside_share <= 1.0
+                and 0.0 < self.within < 1.0 and 0.0 < self.inside_share <= 1.0
                 and 0.0 < self.min_inside < 1.0 and 0.0 < self.min_round <= 1.0):
-            raise ValueError("rings: need shares in (0, 1] and band[0] < 1 < band[1]")
+            raise ValueError("rings: need shares in (0, 1] and within < 1")
 
 
 RINGS = RingSettings()
@@ -122,7 +119,7 @@ def _fitted(part: np.ndarray, rounds: int = 3, keep: float = 0.75
 
 def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, gaps: np.ndarray,
           box_h: float, settings: RingSettings) -> np.ndarray | None:
-    """The ring's band (uint8 mask of the strokes) where the outline of the strokes
+    """The ring's strokes (uint8 mask) where the outline of the strokes
     `parts` (labels of cv2.connectedComponentsWithStats) is a ring with writing of its own
     inside, else None."""
     strong = (labels > 0).astype(np.uint8)
@@ -153,14 +150,15 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, gaps: np.ndar
     u = ((xx - cx) * cos_t + (yy - cy) * sin_t) / a
     v = (-(xx - cx) * sin_t + (yy - cy) * cos_t) / b
     size = np.sqrt(u * u + v * v)
-    lo, hi = settings.band
-    # Writing of its own inside: a stroke apart from the ring, within its band, tall
+    # Writing of its own inside: a stroke apart from the ring, well within it, tall
     # enough. A written 0 has none; a 6's or an 8's loop is one stroke with its outline.
-    if not any(float(np.mean(size[labels == k] < lo)) >= settings.inside_share
+    if not any(float(np.mean(size[labels == k] < settings.within)) >= settings.inside_share
                and stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height
                for k in range(1, len(stats)) if k not in parts):
         return None
-    return (strong.astype(bool) & (size >= lo) & (size <= hi)).astype(np.uint8)
+    # The ring's strokes whole (the writing inside is apart from them): a tail where the
+    # pen lifted, or the ring's part past the crop, would read as digits.
+    return np.isin(labels, parts).astype(np.uint8)
 
 
 def without_ring(image: np.ndarray, box_px: tuple[int, int, int, int] | None,

@@ -66,7 +66,7 @@ def test_no_box_no_ring() -> None:
 
 def test_settings_are_checked() -> None:
     with pytest.raises(ValueError):
-        RingSettings(band=(1.1, 1.2))
+        RingSettings(within=1.1)
     with pytest.raises(ValueError):
         RingSettings(min_cover=0.0)
 
