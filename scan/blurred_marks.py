@@ -41,6 +41,11 @@ class BlobSettings:
     # seed 7600000 with two marks decoded, the frame fits put the far ones 0.1-2.4 sides
     # off (the best fit's frame, or the runner-up's where it lay nearer).
     reach: float = 3.0
+    # Where no blob lies within `reach` of a missing mark, looked for this far: a steep
+    # tilt (17 degrees) foreshortens the far side, and on fresh pub photo 10100000-023 the
+    # frame fits put both far marks 4 sides off. Set by hand; the pattern and fit checks
+    # below judge what the wider look finds.
+    wide_reach: float = 5.0
     # The blob's area over the mark's area where the frame fits put it (perspective kept):
     # 0.71-1.10 on those 5 photos (the two-mark fit misjudges the far side's scale).
     area_range: tuple[float, float] = (0.6, 1.6)
@@ -83,6 +88,8 @@ class BlobSettings:
             values = value if isinstance(value, tuple) else (value,)
             if any(v <= 0 for v in values):
                 raise ValueError(f"BlobSettings.{f.name} must be positive, got {value}")
+        if self.wide_reach < self.reach:
+            raise ValueError("BlobSettings.wide_reach must be at least reach")
         if not self.area_range[0] < 1.0 < self.area_range[1]:
             raise ValueError("BlobSettings.area_range must hold 1.0")
 
@@ -114,12 +121,16 @@ def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]
     # Blobs where any fitting frame puts each missing mark: two marks on one side fix the
     # far side's perspective poorly, and another frame's guess may lie nearer.
     found: dict[int, list[np.ndarray]] = {c: [] for c in missing}
-    for _err, hom, frame in frames:
-        for c in missing:
-            blob = _blob(gray, hom, frame.markers[c].corners, settings)
-            if blob is not None and not any(
-                    np.linalg.norm(blob.mean(axis=0) - b.mean(axis=0)) < 2 for b in found[c]):
-                found[c].append(blob)
+    for reach in (settings.reach, settings.wide_reach):
+        for _err, hom, frame in frames:
+            for c in missing:
+                if reach != settings.reach and found[c]:
+                    continue  # the wide look only for a mark the near one did not find
+                blob = _blob(gray, hom, frame.markers[c].corners, settings, reach)
+                if blob is not None and not any(np.linalg.norm(blob.mean(axis=0)
+                                                               - b.mean(axis=0)) < 2
+                                                for b in found[c]):
+                    found[c].append(blob)
     results: list[tuple[float, float, dict[int, int], dict[int, np.ndarray]]] = []
     outline = find_outline(gray) if all(found.values()) else None
     for _err, _hom, frame in frames:
@@ -170,15 +181,16 @@ def _id_choices(decoded: tuple[tuple[int, int], ...]
 
 
 def _blob(gray: np.ndarray, hom: np.ndarray, corners_mm: tuple[tuple[float, float], ...],
-          settings: BlobSettings) -> np.ndarray | None:
+          settings: BlobSettings, reach_sides: float | None = None) -> np.ndarray | None:
     """The corners (photo px) of the dark mark-shaped blob nearest where `hom` puts the
-    mark with `corners_mm`, or None."""
+    mark with `corners_mm`, looked for `reach_sides` (settings.reach) mark sides around
+    it, or None."""
     want = cv2.perspectiveTransform(np.array([corners_mm], np.float64), hom)[0]
     side = float(np.mean(np.linalg.norm(want - np.roll(want, 1, axis=0), axis=1)))
     centre = want.mean(axis=0)
     if side < 8:
         return None
-    reach = settings.reach * side
+    reach = (settings.reach if reach_sides is None else reach_sides) * side
     h, w = gray.shape[:2]
     x0, y0 = int(max(0, centre[0] - reach)), int(max(0, centre[1] - reach))
     x1, y1 = int(min(w, centre[0] + reach)), int(min(h, centre[1] + reach))
@@ -331,6 +343,13 @@ def _outline_says_no(frame: PageFrame, corners: dict[int, np.ndarray], matched: 
     page corner next to a matched mark does not. A cast shadow or the photo's edge cuts a
     corner off now and then, so a corner that is off tells nothing by itself."""
     if outline is None:
+        return False
+    polygon = outline.reshape(-1, 1, 2).astype(np.float32)
+    if any(cv2.pointPolygonTest(polygon, tuple(float(v) for v in corners[c].mean(axis=0)),
+                                False) < 0 for c in matched):
+        # A matched mark stands on paper (its quiet zone is paper: _quiet) outside the
+        # outline: that outline is a cast shadow's edge across the page, not the paper's
+        # (fresh pub photos 9600000-051, 10100000-030).
         return False
     src = np.array([p for c in sorted(corners) for p in frame.markers[c].corners], np.float32)
     dst = np.concatenate([corners[c] for c in sorted(corners)]).astype(np.float32)

@@ -30,9 +30,10 @@ class RingSettings:
 
     # The ring spans at least this share of the box's height: a loop of a digit is smaller.
     min_height: float = 0.55
-    # Share of the ring's outline that must show ink within `near` of it (a quick hand
-    # leaves a gap where the pen starts and ends; a digit's outline follows an ellipse
-    # far less closely).
+    # Share of the ring's outline that must show the ring's own strokes within `near` of it
+    # (a quick hand leaves a gap where the pen starts and ends; two digits side by side,
+    # fitted together round a third, cover far less: a 2 and a 6 round the 1 of 216 on a
+    # fresh pub photo).
     min_cover: float = 0.8
     near: float = 0.08  # of the ring's smaller axis
     # A ring drawn round a total often runs past the crop: its outline is judged where the
@@ -42,6 +43,11 @@ class RingSettings:
     # within `within` of the ring's size (1 on the fitted outline), and at least min_inside
     # of the ring's height tall (an empty loop is a written 0, a speck inside one grain).
     within: float = 0.8
+    # The ring's own strokes: at least min_along of their pixels within `along` of its
+    # outline (in shares of its size). The rings on the real photos: 0.98-1.0, or 0.71-0.74
+    # with a tail or a digit touching them.
+    along: float = 0.25
+    min_along: float = 0.7
     inside_share: float = 0.9
     min_inside: float = 0.3
     # A ring is round: its axes' ratio at least this (a lone stroke's outline is a thin
@@ -51,7 +57,8 @@ class RingSettings:
     def __post_init__(self) -> None:
         if not (0.0 < self.min_height < 1.0 and 0.0 < self.min_cover <= 1.0
                 and 0.0 < self.near < 0.5 and 0.0 < self.min_shown <= 1.0
-                and 0.0 < self.within < 1.0 and 0.0 < self.inside_share <= 1.0
+                and 0.0 < self.within < 1.0 and 0.0 < self.along < 1.0
+                and 0.0 < self.min_along <= 1.0 and 0.0 < self.inside_share <= 1.0
                 and 0.0 < self.min_inside < 1.0 and 0.0 < self.min_round <= 1.0):
             raise ValueError("rings: need shares in (0, 1] and within < 1")
 
@@ -75,12 +82,11 @@ def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     if n < 2:
         return None
     order = 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA])
-    gaps = cv2.distanceTransform(1 - strong, cv2.DIST_L2, 3)  # px to the nearest ink
     box_h = box_px[3] * scale
     for parts in ([order[0]], list(order[:2])):
         if len(parts) < 1 or (len(parts) == 2 and n < 3):
             continue
-        ring = _ring(labels, parts, stats, gaps, box_h, settings)
+        ring = _ring(labels, parts, stats, box_h, settings)
         if ring is not None:
             full = cv2.resize(ring, (image.shape[1], image.shape[0]),
                               interpolation=cv2.INTER_NEAREST)
@@ -117,13 +123,14 @@ def _fitted(part: np.ndarray, rounds: int = 3, keep: float = 0.75
     return fit
 
 
-def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, gaps: np.ndarray,
-          box_h: float, settings: RingSettings) -> np.ndarray | None:
+def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
+          settings: RingSettings) -> np.ndarray | None:
     """The ring's strokes (uint8 mask) where the outline of the strokes
     `parts` (labels of cv2.connectedComponentsWithStats) is a ring with writing of its own
     inside, else None."""
     strong = (labels > 0).astype(np.uint8)
-    fit = _fitted(np.isin(labels, parts).astype(np.uint8))
+    ring = np.isin(labels, parts).astype(np.uint8)
+    fit = _fitted(ring)
     if fit is None:
         return None
     (cx, cy), (d1, d2), angle = fit
@@ -142,6 +149,8 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, gaps: np.ndar
     on = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
     if on.mean() < settings.min_shown:
         return None  # mostly outside the crop: nothing to tell a ring by
+    # Along the outline, the ring's own strokes (not the writing inside, nor a neighbour).
+    gaps = cv2.distanceTransform(1 - ring, cv2.DIST_L2, 3)  # px to the ring's ink
     near = gaps[ys[on].astype(int), xs[on].astype(int)] <= settings.near * 2 * min(a, b) + 1
     if near.mean() < settings.min_cover:
         return None
@@ -150,6 +159,11 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, gaps: np.ndar
     u = ((xx - cx) * cos_t + (yy - cy) * sin_t) / a
     v = (-(xx - cx) * sin_t + (yy - cy) * cos_t) / b
     size = np.sqrt(u * u + v * v)
+    # The ring's strokes lie along its outline: a digit's (the 2 and the 6 of a 216, fitted
+    # together round its 1) leave it.
+    ring_size = size[ring > 0]
+    if float(np.mean(np.abs(ring_size - 1.0) <= settings.along)) < settings.min_along:
+        return None
     # Writing of its own inside: a stroke apart from the ring, well within it, tall
     # enough. A written 0 has none; a 6's or an 8's loop is one stroke with its outline.
     if not any(float(np.mean(size[labels == k] < settings.within)) >= settings.inside_share
@@ -158,7 +172,7 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, gaps: np.ndar
         return None
     # The ring's strokes whole (the writing inside is apart from them): a tail where the
     # pen lifted, or the ring's part past the crop, would read as digits.
-    return np.isin(labels, parts).astype(np.uint8)
+    return ring
 
 
 def without_ring(image: np.ndarray, box_px: tuple[int, int, int, int] | None,

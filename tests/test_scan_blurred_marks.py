@@ -172,3 +172,58 @@ def test_the_pub_sample_with_two_blurred_marks_is_read_by_its_marks() -> None:
     assert result.layout_source == "markers"
     assert (result.geometry.game, result.geometry.n_sides) == ("generala", 3)
     assert sum(m.matched for m in result.placement.markers) == 2
+
+
+def test_far_marks_a_tilt_puts_off_their_guess_are_found_by_the_wider_look() -> None:
+    """A steep tilt foreshortens the far side, so the two near marks' frame fit may put the
+    far ones several mark sides off (fresh pub photo 10100000-023: 4 sides). Here the fit
+    is moved 4 sides away: only the wider look finds them."""
+    import dataclasses
+
+    from escalero.scan import blurred_marks
+
+    photo, _ = _photo(_page())
+    first = locate.find_markers(photo)
+    fits = locate.frame_fits(first, page_frames())
+    err, hom, frame = fits[0]
+    # 4 sides of the smaller far mark, as the fit puts it
+    side_px = min(float(np.linalg.norm(np.diff(cv2.perspectiveTransform(
+        np.array([frame.markers[c].corners[:2]], np.float64), hom)[0], axis=0)))
+        for c in TOP)
+    moved = np.array([[1, 0, 4 * side_px], [0, 1, 0], [0, 0, 1]]) @ hom
+    gray = locate.gray_of(photo)
+    known = {m.corner: (m.id, m.corners) for m in first}
+    near_only = dataclasses.replace(blurred_marks.BLOBS, wide_reach=blurred_marks.BLOBS.reach)
+    assert blurred_marks.find_blurred_marks(gray, known, [(err, moved, frame)],
+                                            near_only) == {}
+    found = blurred_marks.find_blurred_marks(gray, known, [(err, moved, frame)])
+    assert {c: i for c, (i, _) in found.items()} == {0: marker_ids(THREE)[0],
+                                                     1: marker_ids(THREE)[1]}
+
+
+def test_an_outline_that_leaves_a_matched_mark_outside_is_no_paper_edge() -> None:
+    """A cast shadow's edge across the page is taken for the paper's outline now and then;
+    the far marks then lie outside it, on paper (their quiet zone is paper): such an
+    outline does not veto them (fresh pub photos 9600000-051, 10100000-030)."""
+    from escalero.scan import blurred_marks
+
+    photo, _ = _photo(_page())
+    first, again = _second_look(photo)
+    _err, hom, frame = locate.frame_fits(again, page_frames())[0]
+    corners = {m.corner: m.corners for m in again}
+    pw, ph = frame.page_mm
+    page = cv2.perspectiveTransform(np.float32([[[0, 0], [pw, 0], [pw, ph], [0, ph]]]),
+                                    hom)[0]
+    # The paper's near corners (by the decoded marks) and a shadow's edge across the page
+    # 40% of the way up from them: the far, matched marks lie outside.
+    edge = page[3] + 0.4 * (page[0] - page[3]), page[2] + 0.4 * (page[1] - page[2])
+    shadow_edge = np.float32([edge[0], edge[1], page[2], page[3]])
+    assert not blurred_marks._outline_says_no(frame, corners, set(TOP), shadow_edge,
+                                              blurred_marks.BLOBS)
+    # The paper's own outline agrees with the marks; one that moved a far corner 10 mm
+    # (a mark where the page cannot have it) still vetoes them.
+    assert not blurred_marks._outline_says_no(frame, corners, set(TOP), page,
+                                              blurred_marks.BLOBS)
+    off = page.copy()
+    off[0] = cv2.perspectiveTransform(np.float32([[[10, 10]]]), hom)[0, 0]
+    assert blurred_marks._outline_says_no(frame, corners, set(TOP), off, blurred_marks.BLOBS)

@@ -50,9 +50,19 @@ def test_a_ring_round_a_number_is_painted_over(text: str, gap_deg: int) -> None:
     assert np.array_equal(clean[inner], crop[inner]) or not mask[inner].any()
 
 
-@pytest.mark.parametrize("text", ["", "8", "6", "0", "1", "40"])
+@pytest.mark.parametrize("text", ["", "8", "6", "0", "1", "40", "216", "113", "606", "808"])
 def test_no_ring_in_plain_writing(text: str) -> None:
     assert without_ring(_cell(text), BOX) is None
+
+
+def test_digits_side_by_side_round_another_are_no_ring() -> None:
+    """A 216 in a pub photo's total cell (fresh pub photo 9600000-146, an evaluation
+    writer's glyphs): its 2 and 6, fitted together, make a round outline round the 1."""
+    from pathlib import Path
+
+    crop = cv2.imread(str(Path(__file__).parent / "data" / "crops" / "pub-216-no-ring.png"))
+    h, w = crop.shape[:2]
+    assert without_ring(crop, (MARGIN, MARGIN, w - 2 * MARGIN, h - 2 * MARGIN)) is None
 
 
 def test_a_written_0_is_no_ring() -> None:
