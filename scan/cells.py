@@ -194,10 +194,18 @@ class CellResult:
     # (digit read, digit meant) where this sheet's hand writes one like the other
     # (scan.same_hand): the written total is no second opinion on that digit.
     written_like: tuple[str, str] | None = None
+    # The written total may be misread as this reading is (an open 9 read as a 0 in both,
+    # so they add up): it is no second opinion on it, and the payout holds it in doubt.
+    total_alike: bool = False
 
     @property
     def points(self) -> int:
         return cell_points(self.value)
+
+
+def alike_with_total(results: Sequence[CellResult]) -> set[tuple[int, int, str]]:
+    """The cells whose written total may be misread as they are (CellResult.total_alike)."""
+    return {(c.side, c.column, c.row) for c in results if c.total_alike}
 
 
 def set_certainty(cell: CellResult, certain: bool, why: Note | None, by: Pass,
@@ -472,13 +480,31 @@ def _weigh_column(column: Column, before: dict[int, tuple[CellValue, float]],
     # for each other (all such digits: 0.07 flags per sheet on the bench; these: 0.006),
     # and entries whose digit this sheet's hand writes like another (scan.same_hand).
     alike, lookalike = _misread_alike(column, before)
-    cell_alike = lookalike | {j for j in before if column.cells[j].written_like is not None}
+    hand_alike = {j for j in before if column.cells[j].written_like is not None}
+    cell_alike = lookalike | hand_alike
+    # An entry the sheet's own hand says may be misread (scan.same_hand) is confirmed only
+    # by a total that agrees with its column: a Neuner 2 read as 1 at 0.9998 (this hand
+    # writes its 2 like that) stayed as sure as it was under a right total of 138 taken for
+    # misread, which confirmed it (fresh pub photo 10100000-038).
+    firsts = column.known + sum(cell_points(v) for v, _ in before.values())
+    # An open 9 reads as a written 0, a strike, and the total's 9 as a 0 alike: a Buben 9
+    # read as struck in a column whose 199 read as 190 adds up exactly (mild photo
+    # 9800000-037, payout certain and wrong). Such a strike is not confirmed by that total.
+    open_nines = {j for j, (read, _) in before.items() if read == "x"
+                  and any(v == 9 and p > 0.0 for v, p in candidates(column.cells[j]))
+                  and one_digit_swap(total.value, firsts + 9) == ("0", "9")}
     column, agreeing = _rerank_joint(column, list(before))
+    unbacked = hand_alike if agreeing < 0.5 else set()
     column = column.with_cells({
         j: _confirmed(column.cells[j], first, rule, leans_on_unwritten=j in cell_alike,
                       weak_total=j not in cell_alike and not total_read_well)
-        for j, first in before.items()})
-    if not total.certain:  # the total: the same rule
+        for j, first in before.items() if j not in unbacked and j not in open_nines})
+    column = column.with_cells({j: replace(set_certainty(
+        column.cells[j], False, note("total_fits", written=firsts + 9, value=9), Pass.TOTALS),
+        total_alike=True) for j in open_nines})
+    if open_nines:  # the total is misread alike: it is no evidence either way
+        column = replace(column, total=replace(column.total, total_alike=True))
+    elif not total.certain:  # the total: the same rule
         # A total that adds up only with an unsure strike (or empty cell) in its column
         # may have been misread the same way: a 9 read as struck and 139 read as 130
         # agree. It is confirmed only as surely as that strike would be.

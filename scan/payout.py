@@ -52,16 +52,31 @@ SHOWN_READINGS: Final = 6  # readings per cell in the scan JSON ("readings")
 
 def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]],
             certain_error: float, certain_error_total: float,
-            settings: PayoutSettings = PAYOUT) -> list[CellBelief]:
-    """One belief per cell from the readings as the recognizer gave them."""
+            settings: PayoutSettings = PAYOUT,
+            mute_totals: Collection[tuple[int, int, str]] = (),
+            open_nines: Collection[tuple[int, int, str]] = ()) -> list[CellBelief]:
+    """One belief per cell from the readings as the recognizer gave them. `mute_totals`:
+    written totals that are no evidence on their column (misread as a cell in it is:
+    CellResult.total_alike); their belief lists no number, so the model gives them no say.
+    `open_nines`: strikes that may be an open 9 (their total misread alike); they keep
+    doubted_weight of the strike's mass, the rest goes to the 9."""
     out = []
     for c in raw:
         key = (c.side, c.column, c.row)
+        if key in mute_totals:
+            out.append(CellBelief(c.side, c.column, c.row, ((None, 1.0),)))
+            continue
         eps = certain_error_total if c.row == TOTAL_ROW else certain_error
         # A certain reading's doubt is the error measured for certain readings (eps).
         dist = _floored(candidates(c), eps, 0.0 if c.certain else settings.unheld)
         if key in doubted:
             dist = [(v, p * settings.doubted_weight) for v, p in dist]
+        if key in open_nines:
+            struck = sum(p for v, p in dist if v == "x") * (1.0 - settings.doubted_weight)
+            dist = sorted(((v, p - struck if v == "x" else p + struck if v == 9 else p)
+                           for v, p in [*dist, *([] if any(v == 9 for v, _ in dist)
+                                                 else [(9, 0.0)])]),
+                          key=lambda a: -a[1])
         out.append(CellBelief(c.side, c.column, c.row,
                               tuple((v, p) for v, p in dist if p >= LEAST)))
     return out

@@ -391,8 +391,11 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         raw, results = list(checked.unchecked), list(checked.cells)
         sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
+        alike = cells_mod.alike_with_total(results)
         beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader),
-                                 options.payout)
+                                 options.payout,
+                                 mute_totals={k for k in alike if k[2] == TOTAL_ROW},
+                                 open_nines={k for k in alike if k[2] != TOTAL_ROW})
         certainty = _payout_certainty(sheet, results, beliefs, options, blurred or (
             foreign is not None and (foreign[0].doubtful or foreign[0].sides_counted)))
         report["settlement"].update(certain=certainty.certain,

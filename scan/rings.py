@@ -166,13 +166,25 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
         return None
     # Writing of its own inside: a stroke apart from the ring, well within it, tall
     # enough. A written 0 has none; a 6's or an 8's loop is one stroke with its outline.
-    if not any(float(np.mean(size[labels == k] < settings.within)) >= settings.inside_share
-               and stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height
-               for k in range(1, len(stats)) if k not in parts):
+    inside = [k for k in range(1, len(stats)) if k not in parts
+              and float(np.mean(size[labels == k] < settings.within)) >= settings.inside_share
+              and stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height]
+    if not any(_enclosed(ring, stats[k]) for k in inside):
         return None
     # The ring's strokes whole (the writing inside is apart from them): a tail where the
     # pen lifted, or the ring's part past the crop, would read as digits.
     return ring
+
+
+def _enclosed(ring: np.ndarray, stat: np.ndarray) -> bool:
+    """Whether the ring's strokes lie round a stroke (its connectedComponentsWithStats row)
+    on three sides at least of left, right, above and below (a ring the crop cuts off
+    shows three). Two digits either side of a third (the 1 and the 2 of a 162 round its 6)
+    lie on two."""
+    x, y, w, h = (int(v) for v in stat[:4])
+    sides = (ring[y:y + h, :x].any(), ring[y:y + h, x + w:].any(),
+             ring[:y, x:x + w].any(), ring[y + h:, x:x + w].any())
+    return sum(bool(v) for v in sides) >= 3
 
 
 def without_ring(image: np.ndarray, box_px: tuple[int, int, int, int] | None,

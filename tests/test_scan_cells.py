@@ -516,3 +516,37 @@ def test_an_entry_misread_like_its_total_is_confirmed_only_beyond_doubt() -> Non
     assert not aces["aces"].certain
     kings = _by_row(check_totals(column("kings", 15, 10, 195)))
     assert kings["kings"].certain and 0.995 < kings["kings"].confidence < 0.999
+
+
+def _jacks_column(queens: int, total: int, alt: int) -> list[CellResult]:
+    return [_cell("nines", "x", 0.9999, True), _cell("tens", 4, 0.9999, True),
+            _cell("jacks", "x", 0.9958, False, [(9, 0.004)]),
+            _cell("queens", queens, 0.9999, True),
+            _cell("total", total, 0.9943, False, [(alt, 0.002)])]
+
+
+def test_an_open_9_read_as_struck_is_not_confirmed_by_a_total_misread_alike() -> None:
+    """An open 9 reads as a written 0 (struck), and the total's 9 as a 0 alike: 199 read
+    as 190 adds up with the strike (mild photo 9800000-037). Neither confirms the other;
+    the strike says which total would fit a 9, and both are marked for the payout."""
+    out = _by_row(check_totals(_jacks_column(186, 190, 199)))
+    assert not out["jacks"].certain and not out["total"].certain
+    assert out["jacks"].total_alike and out["total"].total_alike
+    assert out["jacks"].note == note("total_fits", written=199, value=9)
+    # A total whose other reading is no 0 -> 9 swap backs the strike as before.
+    out = _by_row(check_totals(_jacks_column(181, 185, 194)))
+    assert out["jacks"].certain and not out["jacks"].total_alike
+
+
+def test_a_reading_the_hand_doubts_is_confirmed_only_by_a_total_read_as_it_adds_up() -> None:
+    """A Neuner 2 read as 1 at 0.9998 where this sheet writes its 2 like that (scan.
+    same_hand), in a column whose total 138 was read right: the total, taken for misread,
+    left the 1 as sure as it was, which confirmed it (fresh pub photo 10100000-038). It is
+    confirmed only by a total that agrees with its column."""
+    def column(total: int) -> list[CellResult]:
+        nines = replace(_cell("nines", 1, 0.99984, False), written_like=("1", "2"))
+        return [nines, _cell("tens", 4, 0.99997, True), _cell("queens", 132, 0.9999, True),
+                _cell("total", total, 0.9976, False, [(total + 20, 0.0012)])]
+
+    assert not _by_row(check_totals(column(138)))["nines"].certain
+    assert _by_row(check_totals(column(137)))["nines"].certain

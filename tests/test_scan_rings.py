@@ -55,12 +55,14 @@ def test_no_ring_in_plain_writing(text: str) -> None:
     assert without_ring(_cell(text), BOX) is None
 
 
-def test_digits_side_by_side_round_another_are_no_ring() -> None:
-    """A 216 in a pub photo's total cell (fresh pub photo 9600000-146, an evaluation
-    writer's glyphs): its 2 and 6, fitted together, make a round outline round the 1."""
+@pytest.mark.parametrize("name", ["pub-216-no-ring", "mild-162-no-ring"])
+def test_digits_side_by_side_round_another_are_no_ring(name: str) -> None:
+    """Written totals of evaluation writers' glyphs on bench photos (fresh pub photo
+    9600000-146, mild 9900000-001): a 216's 2 and 6, and a 162's 1 and 2, fitted together,
+    make a round outline round the digit between them."""
     from pathlib import Path
 
-    crop = cv2.imread(str(Path(__file__).parent / "data" / "crops" / "pub-216-no-ring.png"))
+    crop = cv2.imread(str(Path(__file__).parent / "data" / "crops" / f"{name}.png"))
     h, w = crop.shape[:2]
     assert without_ring(crop, (MARGIN, MARGIN, w - 2 * MARGIN, h - 2 * MARGIN)) is None
 
