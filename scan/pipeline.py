@@ -391,11 +391,7 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         raw, results = list(checked.unchecked), list(checked.cells)
         sheet, sheet_json, report = _settled(geom, results, options)
     with timer.stage("payout"):
-        alike = cells_mod.alike_with_total(results)
-        beliefs = payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader),
-                                 options.payout,
-                                 mute_totals={k for k in alike if k[2] == TOTAL_ROW},
-                                 open_nines={k for k in alike if k[2] != TOTAL_ROW})
+        beliefs = _beliefs(raw, readings, results, reader, options)
         certainty = _payout_certainty(sheet, results, beliefs, options, blurred or (
             foreign is not None and (foreign[0].doubtful or foreign[0].sides_counted)))
         report["settlement"].update(certain=certainty.certain,
@@ -577,6 +573,17 @@ def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],
         sheet_json = {**sheet_json, "house_rules": terms.to_json()}
     return sheet, sheet_json, settle_report(sheet, options.stake, options.currency,
                                             options.lang)
+
+
+def _beliefs(raw: Sequence[cells_mod.CellResult], readings: Sequence[Any],
+             results: Sequence[cells_mod.CellResult], reader: Recognizer,
+             options: ScanOptions) -> list[Any]:
+    """The payout's beliefs: the readings before the totals check, doubted where the checks
+    doubted them; a total misread alike with a strike (CellResult.total_alike) has no say."""
+    alike = cells_mod.alike_with_total(results)
+    return payout.beliefs(raw, _doubted(raw, readings), *_certain_error(reader),
+                          options.payout, mute_totals={k for k in alike if k[2] == TOTAL_ROW},
+                          open_nines={k for k in alike if k[2] != TOTAL_ROW})
 
 
 def _doubted(raw: Sequence[cells_mod.CellResult], readings: Sequence[Any]
