@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 from escalero.scan.edge_ink import EDGE_INK, EdgeInkSettings, ink_at_scale, painted
+from escalero.scan.imaging import quantile_last
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def _fitted(part: np.ndarray, rounds: int = 3, keep: float = 0.75
         u = ((points[:, 0] - cx) * np.cos(t) + (points[:, 1] - cy) * np.sin(t)) / (d1 / 2)
         v = (-(points[:, 0] - cx) * np.sin(t) + (points[:, 1] - cy) * np.cos(t)) / (d2 / 2)
         off = np.abs(np.sqrt(u * u + v * v) - 1.0)
-        points = points[off <= np.quantile(off, keep)]
+        points = points[off <= quantile_last(off, 100.0 * keep)]
     return fit
 
 
@@ -128,6 +129,12 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
     """The ring's strokes (uint8 mask) where the outline of the strokes
     `parts` (labels of cv2.connectedComponentsWithStats) is a ring with writing of its own
     inside, else None."""
+    # Writing inside must be a stroke of its own at least min_inside of the ring's height
+    # tall, and the ring at least min_height of the box's: cheap to rule out first.
+    tall = [k for k in range(1, len(stats)) if k not in parts and stats[k, cv2.CC_STAT_HEIGHT]
+            >= settings.min_inside * settings.min_height * box_h]
+    if not tall:
+        return None
     strong = (labels > 0).astype(np.uint8)
     ring = np.isin(labels, parts).astype(np.uint8)
     fit = _fitted(ring)
@@ -141,7 +148,8 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
     cos_t, sin_t = np.cos(t), np.sin(t)
     # The ellipse's height on the page: its extent along y.
     height = 2 * np.sqrt((a * sin_t) ** 2 + (b * cos_t) ** 2)
-    if height < settings.min_height * box_h:
+    if height < settings.min_height * box_h or not any(
+            stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height for k in tall):
         return None
     xs = cx + a * np.cos(_ANGLES) * cos_t - b * np.sin(_ANGLES) * sin_t
     ys = cy + a * np.cos(_ANGLES) * sin_t + b * np.sin(_ANGLES) * cos_t
@@ -166,9 +174,8 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
         return None
     # Writing of its own inside: a stroke apart from the ring, well within it, tall
     # enough. A written 0 has none; a 6's or an 8's loop is one stroke with its outline.
-    inside = [k for k in range(1, len(stats)) if k not in parts
-              and float(np.mean(size[labels == k] < settings.within)) >= settings.inside_share
-              and stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height]
+    inside = [k for k in tall if stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height
+              and float(np.mean(size[labels == k] < settings.within)) >= settings.inside_share]
     if not any(_enclosed(ring, stats[k]) for k in inside):
         return None
     # The ring's strokes whole (the writing inside is apart from them): a tail where the
