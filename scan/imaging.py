@@ -79,12 +79,13 @@ def darkness(channel: np.ndarray, paper_px: int, sigma: float) -> np.ndarray:
     kernel = np.ones((paper_px, paper_px), np.uint8)
     # The brightest value is the same before and after +1: 8-bit pixels are dilated as
     # they are, several times faster than as floats.
-    lifted = channel if channel.dtype == np.uint8 else work
+    lift = channel.dtype == np.uint8
+    source = channel if lift else work
     if work.ndim == 3:
-        paper = np.stack([cv2.GaussianBlur(_brightest(x, kernel, lifted is channel), (0, 0),
-                                           sigma) for x in lifted])
+        paper = np.stack([cv2.GaussianBlur(_brightest(x, kernel, lift), (0, 0), sigma)
+                          for x in source])
     else:
-        paper = cv2.GaussianBlur(_brightest(lifted, kernel, lifted is channel), (0, 0), sigma)
+        paper = cv2.GaussianBlur(_brightest(source, kernel, lift), (0, 0), sigma)
     return np.clip(1.0 - work / paper, 0.0, 1.0)
 
 

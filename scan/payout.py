@@ -72,11 +72,10 @@ def beliefs(raw: Sequence[CellResult], doubted: Collection[tuple[int, int, str]]
         if key in doubted:
             dist = [(v, p * settings.doubted_weight) for v, p in dist]
         if key in open_nines:
-            struck = sum(p for v, p in dist if v == "x") * (1.0 - settings.doubted_weight)
-            dist = sorted(((v, p - struck if v == "x" else p + struck if v == 9 else p)
-                           for v, p in [*dist, *([] if any(v == 9 for v, _ in dist)
-                                                 else [(9, 0.0)])]),
-                          key=lambda a: -a[1])
+            moved = sum(p for v, p in dist if v == "x") * (1.0 - settings.doubted_weight)
+            nine = sum(p for v, p in dist if v == 9) + moved
+            dist = sorted([*((v, p - moved if v == "x" else p) for v, p in dist if v != 9),
+                           (9, nine)], key=lambda a: -a[1])
         out.append(CellBelief(c.side, c.column, c.row,
                               tuple((v, p) for v, p in dist if p >= LEAST)))
     return out

@@ -8,8 +8,8 @@ is what the cell holds. A written 0 is a closed stroke too, but with nothing in 
 loop of a digit (6, 8, 9) has a stroke through its side, so neither is taken for one.
 
 The recognizer reads an unsure cell with such a ring again without it (scan.recognize).
-Nothing was fitted to the real photos: the shares below are set by hand from what a ring
-is (it spans most of the box, its hole most of its own outline).
+The shares below are set by hand from what a ring is (it spans most of the box, follows its
+outline all round, holds writing of its own); only min_along was read off the real photos.
 """
 
 from __future__ import annotations
@@ -40,17 +40,17 @@ class RingSettings:
     # A ring drawn round a total often runs past the crop: its outline is judged where the
     # crop shows it, which must be at least this share of it.
     min_shown: float = 0.5
-    # The writing inside is a stroke of its own (not one of the ring's), this share of it
+    # The writing inside is a stroke of its own (not one of the ring's), inside_share of it
     # within `within` of the ring's size (1 on the fitted outline), and at least min_inside
     # of the ring's height tall (an empty loop is a written 0, a speck inside one grain).
     within: float = 0.8
+    inside_share: float = 0.9
+    min_inside: float = 0.3
     # The ring's own strokes: at least min_along of their pixels within `along` of its
     # outline (in shares of its size). The rings on the real photos: 0.98-1.0, or 0.71-0.74
     # with a tail or a digit touching them.
     along: float = 0.25
     min_along: float = 0.7
-    inside_share: float = 0.9
-    min_inside: float = 0.3
     # A ring is round: its axes' ratio at least this (a lone stroke's outline is a thin
     # ellipse).
     min_round: float = 0.45
@@ -84,9 +84,7 @@ def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
         return None
     order = 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA])
     box_h = box_px[3] * scale
-    for parts in ([order[0]], list(order[:2])):
-        if len(parts) < 1 or (len(parts) == 2 and n < 3):
-            continue
+    for parts in [[order[0]], list(order[:2])][:n - 1]:  # two only where there are two
         ring = _ring(labels, parts, stats, box_h, settings)
         if ring is not None:
             full = cv2.resize(ring, (image.shape[1], image.shape[0]),
