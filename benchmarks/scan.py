@@ -55,7 +55,7 @@ from escalero.samples.make_photos import (
     truth_cells,
     write_photo,
 )
-from escalero.scoring.model import CellKey
+from escalero.scoring.model import TOTAL_ROW, CellKey
 
 # samples/photos and the tests use small seeds; these never meet them.
 SEED_BASE = {"mild": 910_000, "harsh": 920_000, "pub": 930_000}
@@ -83,6 +83,10 @@ class Outcome:
     answers: int | None = None  # answers (the truth) a player gives until it is certain
     timings: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage
     placement: list[tuple[float, float]] = field(default_factory=list)  # see placement_errors
+    # Wrong cells by what was written and what was read (wrong_kind), flagged or not.
+    wrong: dict[str, int] = field(default_factory=dict)
+    # Per reason a cell was flagged (flag_reasons): [cells flagged, of them read right].
+    flag_reasons: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
@@ -157,6 +161,7 @@ def make_photos(n: int, level: str, seed: int, out: Path, jobs: int, megapixels:
 Scanner = Callable[[Path], dict[str, Any]]
 TIMINGS = "_timings"  # the in-process scanner's stage times, beside the scan JSON
 PLACEMENT = "_placement"  # (error mm, stated uncertainty mm) per cell, beside it too
+FLAG_REASONS = "_flag_reasons"  # (side, column, row, why) per flagged cell: flag_reasons
 # The stages that find and place the sheet before any cell is read (pipeline timings).
 REGISTRATION = ("markers", "qr", "outline", "layout", "infer", "place", "rectify", "grid")
 
@@ -195,7 +200,8 @@ def scanner_for(recognizer: str, adapt: bool, members: int | None = None,
         result = scan_photo(str(path), options, reader)
         truth = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
         return {**result.to_json(), TIMINGS: dict(result.timings),
-                PLACEMENT: placement_errors(result, truth.get("placement_px") or [])}
+                PLACEMENT: placement_errors(result, truth.get("placement_px") or []),
+                FLAG_REASONS: flag_reasons(result)}
 
     return scan_one, "escalero.scan.pipeline.scan_photo"
 
@@ -220,12 +226,38 @@ def placement_errors(result: Any, truth_px: list[list[Any]]) -> list[tuple[float
     return out
 
 
+def flag_reasons(result: Any) -> list[tuple[int, int, str, str]]:
+    """(side, column, row, why) for each cell the scan leaves unsure: the note of the last
+    pass that made it so (its key), or that pass's name where it gave no note."""
+    out = []
+    for cell in result.cells:
+        if cell.certain:
+            continue
+        doubts = [d for d in cell.reasons if not d.certain]
+        last = doubts[-1] if doubts else None
+        why = (last.why.key if last is not None and last.why is not None
+               else last.by.name.lower() if last is not None else "unsure")
+        out.append((cell.side, cell.column, cell.row, why))
+    return out
+
+
+def wrong_kind(cell: CellKey, truth: Any, read: Any) -> str:
+    """A wrong cell's kind: the row's kind, what was written and what was read."""
+    def kind(value: Any) -> str:
+        return "empty" if value is None else "struck" if value == "x" else "number"
+
+    row = "total" if cell[2] == TOTAL_ROW else "entry"
+    if row == "total" and isinstance(truth, int) and isinstance(read, int):
+        return f"total: number -> {'number' if len(str(truth)) == len(str(read)) else 'digits'}"
+    return f"{row}: {kind(truth)} -> {kind(read)}"
+
+
 class _Refused(Exception):
     """The command-line scanner exited with an error (its message is the argument)."""
 
 
-def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str, Any]
-            ) -> Outcome:
+def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str, Any],
+            reasons: Sequence[Sequence[Any]] = ()) -> Outcome:
     want = truth_cells(truth["sheet"])
     try:
         got = truth_cells({**truth["sheet"], "sides": scanned["sides"]})
@@ -239,8 +271,17 @@ def compare(name: str, seconds: float, truth: dict[str, Any], scanned: dict[str,
         if value is not None:
             out.filled += 1
             out.filled_correct += right
+        if not right:
+            key = wrong_kind(cell, value, got.get(cell))
+            out.wrong[key] = out.wrong.get(key, 0) + 1
         if not right and cell not in flagged:
             out.silent.append({"cell": list(cell), "truth": value, "read": got.get(cell)})
+    for side, column, row, why in reasons:
+        cell = (side, column, row)
+        if cell in want:
+            counts = out.flag_reasons.setdefault(why, [0, 0])
+            counts[0] += 1
+            counts[1] += got.get(cell) == want[cell]
     points = scanned.get("settlement", {}).get("points")
     out.payout_right = points == truth["expected"]["settlement"]["points"]
     out.payout_certain = bool(scanned.get("settlement", {}).get("certain"))
@@ -293,11 +334,12 @@ def scan_all(paths: Sequence[Path], scanner: Scanner, label: str) -> list[Outcom
             seconds = time.perf_counter() - t0
             timings = scanned.pop(TIMINGS, {})
             placed = scanned.pop(PLACEMENT, [])
+            reasons = scanned.pop(FLAG_REASONS, [])
             if truth["sheet"] is None:  # a photo without a sheet must be refused
                 outcomes.append(Outcome(path.stem, seconds, failure="read a sheet where none is",
                                         no_sheet=True))
             else:
-                outcomes.append(compare(path.stem, seconds, truth, scanned))
+                outcomes.append(compare(path.stem, seconds, truth, scanned, reasons))
                 outcomes[-1].timings = timings
                 outcomes[-1].placement = placed
         print(f"\rscanning ({label}) {i + 1}/{len(paths)}", end="", file=sys.stderr, flush=True)
@@ -504,6 +546,42 @@ def placement_table(outcomes: Sequence[Outcome]) -> list[str]:
     return lines
 
 
+def wrong_table(outcomes: Sequence[Outcome]) -> list[str]:
+    """Wrong cells of the read sheets by kind (wrong_kind): "total: number -> digits" is a
+    written total read with a digit too many or too few."""
+    kinds: Counter[str] = Counter()
+    for o in outcomes:
+        kinds.update(o.wrong)
+    if not kinds:
+        return []
+    total = sum(kinds.values())
+    lines = [f"wrong cells by kind: {total}"]
+    width = max(len(k) for k in kinds)
+    lines += [f"  {k:<{width}} {n:5d}  {n / total:6.1%}" for k, n in kinds.most_common()]
+    return lines
+
+
+def flag_table(outcomes: Sequence[Outcome]) -> list[str]:
+    """Flagged cells by why they were flagged (flag_reasons), per read sheet, and the share
+    whose reading was right all the same: a flag's cost where the reader was right, its
+    worth where it was wrong."""
+    counts: dict[str, list[int]] = {}
+    for o in outcomes:
+        for why, (n, right) in o.flag_reasons.items():
+            acc = counts.setdefault(why, [0, 0])
+            acc[0] += n
+            acc[1] += right
+    read = sum(1 for o in outcomes if o.failure is None and not o.no_sheet)
+    if not counts or not read:
+        return []
+    width = max([len(k) for k in counts] + [6])
+    lines = ["flags by reason (the last pass that left the cell unsure)",
+             f"  {'reason':<{width}} {'per sheet':>9} {'read right':>10}"]
+    for why, (n, right) in sorted(counts.items(), key=lambda kv: -kv[1][0]):
+        lines.append(f"  {why:<{width}} {n / read:9.2f} {right / n:10.1%}")
+    return lines
+
+
 # Photo conditions the refusal table counts (from each truth file's "photo" record).
 CONDITIONS = (
     ("grayscale", lambda m: bool(m.get("gray"))),
@@ -628,6 +706,8 @@ def _scan_each(args: argparse.Namespace, paths: list[Path], recognizers: list[st
         notes.extend(stage_lines(outcomes, rec))
         notes.extend(refusal_table(outcomes, subset))
         notes.extend(placement_table(outcomes))
+        notes.extend(wrong_table(outcomes))
+        notes.extend(flag_table(outcomes))
     return results, details, notes
 
 

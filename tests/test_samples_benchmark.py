@@ -41,6 +41,31 @@ def test_wrong_cells_are_silent_unless_flagged() -> None:
     assert not out.clean
 
 
+def test_wrong_cells_by_kind_and_flags_by_reason() -> None:
+    truth = _truth()
+    columns = truth["sheet"]["sides"][0]["columns"]
+    written = next(r for r, v in columns[1].items() if isinstance(v, int) and v >= 10)
+    wrong = copy.deepcopy(truth["sheet"])
+    wrong["sides"][0]["columns"][1][written] = None  # a number read as empty
+    total = truth["sheet"]["sides"][1]["written_totals"][2]
+    wrong["sides"][1]["written_totals"][2] = total // 10  # a digit dropped
+    flag = [{"side": 0, "column": 1, "row": written, "read": None}]
+    reasons = [(0, 1, written, "reading"), (1, 0, "nines", "place_unsure"),
+               (1, 1, "nines", "place_unsure"), (9, 9, "nines", "reading")]  # not a cell
+    out = bench.compare("p", 0.1, truth, _scanned(wrong, flag), reasons)
+    assert out.wrong == {"entry: number -> empty": 1, "total: number -> digits": 1}
+    assert out.flag_reasons == {"reading": [1, 0], "place_unsure": [2, 2]}
+    assert bench.wrong_kind((0, 0, "total"), 128, 188) == "total: number -> number"
+    assert bench.wrong_kind((0, 0, "aces"), "x", 4) == "entry: struck -> number"
+    failed = bench.Outcome("b", 3.0, failure="refused: too blurred")
+    table = "\n".join(bench.flag_table([out, failed]))
+    assert "place_unsure" in table and "2.00" in table and "100.0%" in table
+    assert "reading" in table and "1.00" in table and "0.0%" in table
+    kinds = "\n".join(bench.wrong_table([out, failed]))
+    assert kinds.startswith("wrong cells by kind: 2") and "50.0%" in kinds
+    assert bench.wrong_table([failed]) == [] and bench.flag_table([failed]) == []
+
+
 def test_zero_reads_as_struck_and_missing_sides_count_as_wrong() -> None:
     truth = _truth()
     sheet = copy.deepcopy(truth["sheet"])
@@ -117,3 +142,22 @@ def test_time_per_stage_and_registration_share() -> None:
                                                        "untimed"]
     assert "*" in lines[2] and "*" not in lines[1]  # registration stages are marked
     assert bench.stage_lines([outs[-1]], "default") == []
+
+
+def test_flag_reasons_name_the_last_doubt() -> None:
+    from types import SimpleNamespace
+
+    from escalero.scan.cells import Decision, Pass
+    from escalero.scan.notes import note
+
+    def cell(row: str, certain: bool, *reasons: Decision) -> SimpleNamespace:
+        return SimpleNamespace(side=0, column=1, row=row, certain=certain, reasons=reasons)
+
+    unsure = Decision(Pass.READING, False)
+    placed = Decision(Pass.PLACEMENT, False, note("place_unsure", mm="2.1"))
+    result = SimpleNamespace(cells=[
+        cell("nines", False, unsure), cell("tens", False, unsure, placed),
+        cell("jacks", True, unsure, Decision(Pass.TOTALS, True)), cell("kings", False)])
+    assert bench.flag_reasons(result) == [(0, 1, "nines", "reading"),
+                                          (0, 1, "tens", "place_unsure"),
+                                          (0, 1, "kings", "unsure")]
