@@ -64,3 +64,32 @@ def test_nothing_to_try_reads_nothing() -> None:
         raise AssertionError("no cell needed a second reading")
 
     assert tolerated_mm([_slot(10, 0.4)], [SURE_3], read, 1.0, 3.0) == [0.0]
+
+
+def test_reaim_takes_the_surest_moved_reading_but_never_an_empty_one() -> None:
+    from escalero.scan.recognize import CellReading
+    from escalero.scan.shifted import reaim
+
+    def reading(value: object, confidence: float) -> CellReading:
+        kind = "empty" if value is None else "value"
+        return CellReading(kind, value, confidence, (), False)
+
+    snapped = [_slot(10, 2.0), _slot(40, 2.0)]
+    first = [reading(4, 0.5), reading(7, 0.5)]
+
+    def read(slots: list[SnappedSlot]) -> tuple[list[str], list[CellReading]]:
+        out = []
+        for s in slots:
+            off = (s.box[0] - s.slot.box[0], s.box[1] - s.slot.box[1])
+            if s.slot.box[0] == 10:  # up: off the writing; right: all of it in view
+                out.append(reading(None, 0.99) if off == (0.0, -2.0)
+                           else reading(4, 0.9) if off == (2.0, 0.0) else reading(4, 0.4))
+            else:  # every move leaves the writing: nothing to go by
+                out.append(reading(None, 0.99))
+        return [f"crop {s.box}" for s in slots], out
+
+    slots, readings, crops = reaim(snapped, first, ["a", "b"], read, 1.0, 3.0, gain=0.2)
+    assert readings[0].value == 4 and readings[0].confidence == 0.9
+    assert not readings[0].certain and "moved right" in readings[0].why
+    assert slots[0].box[0] == 12.0 and crops[0] == f"crop {slots[0].box}"
+    assert readings[1] == first[1] and slots[1] == snapped[1] and crops[1] == "b"
