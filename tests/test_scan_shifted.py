@@ -66,7 +66,9 @@ def test_nothing_to_try_reads_nothing() -> None:
     assert tolerated_mm([_slot(10, 0.4)], [SURE_3], read, 1.0, 3.0) == [0.0]
 
 
-def test_reaim_takes_the_surest_moved_reading_but_never_an_empty_one() -> None:
+def test_reaim_takes_the_surest_moved_reading_of_the_whole_writing() -> None:
+    from dataclasses import replace
+
     from escalero.scan.recognize import CellReading
     from escalero.scan.shifted import reaim
 
@@ -74,8 +76,8 @@ def test_reaim_takes_the_surest_moved_reading_but_never_an_empty_one() -> None:
         kind = "empty" if value is None else "value"
         return CellReading(kind, value, confidence, (), False)
 
-    snapped = [_slot(10, 2.0), _slot(40, 2.0)]
-    first = [reading(4, 0.5), reading(7, 0.5)]
+    snapped = [_slot(10, 2.0), _slot(40, 2.0), _slot(70, 2.0)]
+    first = [reading(4, 0.5), reading(7, 0.5), reading(146, 0.5)]
 
     def read(slots: list[SnappedSlot]) -> tuple[list[str], list[CellReading]]:
         out = []
@@ -84,12 +86,17 @@ def test_reaim_takes_the_surest_moved_reading_but_never_an_empty_one() -> None:
             if s.slot.box[0] == 10:  # up: off the writing; right: all of it in view
                 out.append(reading(None, 0.99) if off == (0.0, -2.0)
                            else reading(4, 0.9) if off == (2.0, 0.0) else reading(4, 0.4))
-            else:  # every move leaves the writing: nothing to go by
+            elif s.slot.box[0] == 40:  # every move leaves the writing: nothing to go by
                 out.append(reading(None, 0.99))
+            else:  # left: the leading 1 cut off; down: a stroke of a digit, as a strike
+                out.append(reading(46, 0.99) if off == (-2.0, 0.0)
+                           else replace(reading("x", 0.99), kind="struck") if off == (0.0, 2.0)
+                           else reading(146, 0.6))
         return [f"crop {s.box}" for s in slots], out
 
-    slots, readings, crops = reaim(snapped, first, ["a", "b"], read, 1.0, 3.0, gain=0.2)
+    slots, readings, crops = reaim(snapped, first, ["a", "b", "c"], read, 1.0, 3.0, gain=0.2)
     assert readings[0].value == 4 and readings[0].confidence == 0.9
     assert not readings[0].certain and "moved right" in readings[0].why
     assert slots[0].box[0] == 12.0 and crops[0] == f"crop {slots[0].box}"
     assert readings[1] == first[1] and slots[1] == snapped[1] and crops[1] == "b"
+    assert readings[2] == first[2] and crops[2] == "c"  # 0.6 is not 0.2 surer
