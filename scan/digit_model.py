@@ -154,8 +154,9 @@ def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
     return _drop_grid_lines_in_band(ink, _grid_band(ink.shape[-2], crop_h))
 
 
-def _drop_grid_lines_in_band(ink: np.ndarray, band: int) -> np.ndarray:
-    """drop_grid_lines with the edge band's width in the ink map's rows given."""
+def _drop_grid_lines_in_band(ink: np.ndarray, band: int, rules: bool = True) -> np.ndarray:
+    """drop_grid_lines with the edge band's width in the ink map's rows given; `rules`:
+    the printed rules across the crop taken off too (drop_rules)."""
     h, w = ink.shape[-2:]
     out = ink.copy()
     for rows in (slice(0, band), slice(h - band, h)):
@@ -165,7 +166,18 @@ def _drop_grid_lines_in_band(ink: np.ndarray, band: int) -> np.ndarray:
         level = quantile_last(np.swapaxes(out[..., :, cols], -1, -2),
                               PREPROCESSING.grid_quantile)
         out[..., :, cols] = np.maximum(out[..., :, cols] - level[..., None, :], 0.0)
-    return drop_rules(out)
+    return drop_rules(out) if rules else out
+
+
+def rule_levels(crop_bgr: np.ndarray) -> np.ndarray:
+    """Per row of the crop's ink map (WORK_H rows, the grid lines along its edges taken
+    off), the level drop_rules would take off it: high where a line runs across the whole
+    crop."""
+    ink = _drop_grid_lines_in_band(
+        darkness(_work_size(crop_bgr), PREPROCESSING.paper_px, PREPROCESSING.paper_sigma),
+        _grid_band(WORK_H, crop_bgr.shape[0]), rules=False)
+    k = int(PREPROCESSING.rule_share * (ink.shape[-1] - 1))
+    return np.partition(ink, k, axis=-1)[..., k]
 
 
 def drop_rules(ink: np.ndarray) -> np.ndarray:
@@ -249,8 +261,10 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
                    1.0).astype(np.float32)
 
 
-def preprocess_batch(crops: Sequence[np.ndarray]) -> np.ndarray:
+def preprocess_batch(crops: Sequence[np.ndarray], keep_rules: bool = False) -> np.ndarray:
     """preprocess for a sheet's crops at once: (N, INPUT_H, INPUT_W), the same numbers.
+    `keep_rules`: a line across the whole crop is kept (scan.line_strikes), not taken off
+    as a printed rule.
 
     The OpenCV steps (resizing, the paper estimate, smoothing) stay per crop; the numpy
     steps around them (ink against paper, the grid lines' levels, the ink's window, the
@@ -265,7 +279,7 @@ def preprocess_batch(crops: Sequence[np.ndarray]) -> np.ndarray:
     for i, (work, crop) in enumerate(zip(works, crops, strict=True)):
         by_size.setdefault((work.shape[1], _grid_band(WORK_H, crop.shape[0])), []).append(i)
     for (_, band), members in by_size.items():
-        inks = _ink_maps(np.stack([works[i] for i in members]), band)
+        inks = _ink_maps(np.stack([works[i] for i in members]), band, keep_rules)
         inputs, spans = [], []
         for ink, (x0, x1) in zip(inks, _ink_windows(inks), strict=True):
             net_input, span = _network_size(ink[:, x0:x1])
@@ -289,11 +303,13 @@ def _grid_band(ink_h: int, crop_h: int) -> int:
     return max(1, round(PREPROCESSING.grid_band_px * ink_h / crop_h))
 
 
-def _ink_maps(work: np.ndarray, band: int) -> np.ndarray:
+def _ink_maps(work: np.ndarray, band: int, keep_rules: bool = False) -> np.ndarray:
     """ink_map, smoothed as preprocess smooths it, of a stack of crops already resized to
-    WORK_H (N, WORK_H, w) whose grid lines lie `band` rows from the edges."""
+    WORK_H (N, WORK_H, w) whose grid lines lie `band` rows from the edges (`keep_rules`: a
+    line across the crop kept)."""
     ink = _drop_grid_lines_in_band(
-        darkness(work, PREPROCESSING.paper_px, PREPROCESSING.paper_sigma), band)
+        darkness(work, PREPROCESSING.paper_px, PREPROCESSING.paper_sigma), band,
+        rules=not keep_rules)
     return np.stack([cv2.GaussianBlur(x, (0, 0), PREPROCESSING.smoothing_sigma) for x in ink])
 
 

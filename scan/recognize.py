@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from escalero.scan import digit_model, edge_ink, jitter, rings
+from escalero.scan import digit_model, edge_ink, jitter, line_strikes, rings
 from escalero.scan import lone_stroke as lone_stroke_mod
 from escalero.scan.digit_model import DECODING, DecodeSettings
 from escalero.scan.edge_ink import EDGE_INK, EdgeInkSettings
 from escalero.scan.jitter import JITTERS, Jitter
+from escalero.scan.line_strikes import LINE_STRIKES, LineStrikeSettings
 from escalero.scan.lone_stroke import LONE_STROKE, LoneStrokeSettings
 from escalero.scan.rings import RINGS, RingSettings
 from escalero.scoring.errors import ToolMissingError
@@ -71,6 +72,8 @@ class ReadingSettings:
     lone_stroke: LoneStrokeSettings = LONE_STROKE
     # What counts as a ring drawn round a cell's writing (scan.rings), set by hand there.
     rings: RingSettings = RINGS
+    # When a line across the whole crop is a hand's strike (scan.line_strikes), set by hand.
+    line_strikes: LineStrikeSettings = LINE_STRIKES
 
     def __post_init__(self) -> None:
         if not 0.0 < self.second_look_from <= 1.0:
@@ -279,11 +282,13 @@ class DigitModelRecognizer:
         else:
             logits, feats = digit_model.run_members(batch, self.members, self.engine), None
         out = self._decode_all(logits, crops)
+        cut = crops  # as cut: edge_ink may paint a line's ends at the edge as a neighbour's
         if self.edge_ink:
             out, crops, logits = self._without_neighbours(crops, out, logits)
         out, ringed = self._without_rings(crops, out)
+        out, lined = self._with_lines_kept(cut, out)
         if self.second_look:
-            out = self._jittered(crops, logits, out, skip=ringed)
+            out = self._jittered(crops, logits, out, skip=ringed | lined)
         return out, feats
 
     def _decode_all(self, logits: np.ndarray, crops: Sequence[CellCrop], by: str = ""
@@ -349,6 +354,30 @@ class DigitModelRecognizer:
                                  "it, which never makes a reading certain")
                 ringed.add(i)
         return out, ringed
+
+    def _with_lines_kept(self, crops: Sequence[CellCrop], readings: list[CellReading]
+                         ) -> tuple[list[CellReading], set[int]]:
+        """Cells read as empty, certain or not, with a line drawn across the middle of
+        their box (scan.line_strikes) read again with the line kept, where the
+        preprocessing took it off as a printed rule (`crops` as cut: the line runs to their
+        edges). Such a cell is not certain; the second
+        reading stands where it is surer than the first, and is never certain by itself.
+        Returns the readings and the cells read again (lowered or not)."""
+        again = [i for i, c in enumerate(crops) if readings[i].value is None
+                 and line_strikes.line_across(c.image, c.box_px, self.settings.line_strikes)]
+        if not again:
+            return readings, set()
+        picked = [crops[i] for i in again]
+        logits = digit_model.run_members(
+            digit_model.preprocess_batch([c.image for c in picked], keep_rules=True),
+            self.members, self.engine)
+        second = self._decode_all(logits, picked, by="with the line across it kept")
+        out = list(readings)
+        for i, reading in zip(again, second, strict=True):
+            keep = reading if reading.confidence > readings[i].confidence else readings[i]
+            out[i] = lowered(keep, f"{keep.why}; a line is drawn across the box, which "
+                             "the first reading took for a printed rule")
+        return out, set(again)
 
     def _jittered(self, crops: Sequence[CellCrop], logits: np.ndarray,
                   readings: list[CellReading], skip: set[int] | None = None
