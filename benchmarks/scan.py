@@ -233,10 +233,9 @@ def flag_reasons(result: Any) -> list[tuple[int, int, str, str]]:
     for cell in result.cells:
         if cell.certain:
             continue
-        doubts = [d for d in cell.reasons if not d.certain]
-        last = doubts[-1] if doubts else None
-        why = (last.why.key if last is not None and last.why is not None
-               else last.by.name.lower() if last is not None else "unsure")
+        last = next((d for d in reversed(cell.reasons) if not d.certain), None)
+        why = ("unsure" if last is None else last.why.key if last.why is not None
+               else last.by.name.lower())
         out.append((cell.side, cell.column, cell.row, why))
     return out
 

@@ -129,18 +129,19 @@ class Preprocessing:
 PREPROCESSING = Preprocessing()
 
 
-def ink_map(crop_bgr: np.ndarray) -> np.ndarray:
+def ink_map(crop_bgr: np.ndarray, rules: bool = True) -> np.ndarray:
     """A BGR cell crop -> float32 ink map WORK_H high (aspect kept), 0 = paper, 1 = ink.
 
     The red channel drops the light-red grid (red is as bright as paper there) while blue,
     black and pencil ink stay dark; drop_grid_lines takes off what a photo leaves of the
-    lines. Dividing by a local paper estimate flattens shadows.
+    lines (`rules`: and the printed rules across the crop). Dividing by a local paper
+    estimate flattens shadows.
     """
     return drop_grid_lines(darkness(_work_size(crop_bgr), PREPROCESSING.paper_px,
-                                    PREPROCESSING.paper_sigma), crop_bgr.shape[0])
+                                    PREPROCESSING.paper_sigma), crop_bgr.shape[0], rules)
 
 
-def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
+def drop_grid_lines(ink: np.ndarray, crop_h: int, rules: bool = True) -> np.ndarray:
     """The ink map (..., h, w) without the grid lines along the crop's edges.
 
     The red channel drops the red grid only where the photo keeps its colour: a thin line
@@ -151,7 +152,7 @@ def drop_grid_lines(ink: np.ndarray, crop_h: int) -> np.ndarray:
     covers only part of any row or column near the edge, so a low quantile of each such
     row (column) is the line's own level: it is taken off there.
     """
-    return _drop_grid_lines_in_band(ink, _grid_band(ink.shape[-2], crop_h))
+    return _drop_grid_lines_in_band(ink, _grid_band(ink.shape[-2], crop_h), rules)
 
 
 def _drop_grid_lines_in_band(ink: np.ndarray, band: int, rules: bool = True) -> np.ndarray:
@@ -173,11 +174,13 @@ def rule_levels(crop_bgr: np.ndarray) -> np.ndarray:
     """Per row of the crop's ink map (WORK_H rows, the grid lines along its edges taken
     off), the level drop_rules would take off it: high where a line runs across the whole
     crop."""
-    ink = _drop_grid_lines_in_band(
-        darkness(_work_size(crop_bgr), PREPROCESSING.paper_px, PREPROCESSING.paper_sigma),
-        _grid_band(WORK_H, crop_bgr.shape[0]), rules=False)
+    return _rule_level(ink_map(crop_bgr, rules=False))[..., 0]
+
+
+def _rule_level(ink: np.ndarray) -> np.ndarray:
+    """Each row's darkness at PREPROCESSING.rule_share of its width (..., h, 1)."""
     k = int(PREPROCESSING.rule_share * (ink.shape[-1] - 1))
-    return np.partition(ink, k, axis=-1)[..., k]
+    return np.partition(ink, k, axis=-1)[..., k:k + 1]
 
 
 def drop_rules(ink: np.ndarray) -> np.ndarray:
@@ -185,9 +188,7 @@ def drop_rules(ink: np.ndarray) -> np.ndarray:
     darkness at PREPROCESSING.rule_share of its width (the k-th darkest but one of its
     lightest pixels) is taken off it, in place. A rule fills its row, writing at most the
     box's part of it, so a row that holds writing only loses its paper's level."""
-    w = ink.shape[-1]
-    k = int(PREPROCESSING.rule_share * (w - 1))
-    level = np.partition(ink, k, axis=-1)[..., k:k + 1]
+    level = _rule_level(ink)
     np.subtract(ink, level, out=ink)
     np.maximum(ink, 0.0, out=ink)
     return ink

@@ -264,10 +264,12 @@ class DigitModelRecognizer:
     def logits(self, crops: Sequence[CellCrop]) -> np.ndarray:
         return digit_model.run_members(self._batch(crops), self.members, self.engine)
 
-    def _logits_of(self, images: Sequence[np.ndarray]) -> np.ndarray:
-        """The team's mean logits of crop images read again (the model is known present)."""
-        return digit_model.run_members(digit_model.preprocess_batch(images), self.members,
-                                       self.engine)
+    def _logits_of(self, images: Sequence[np.ndarray], keep_rules: bool = False
+                   ) -> np.ndarray:
+        """The team's mean logits of crop images read again (the model is known present;
+        `keep_rules`: digit_model.preprocess_batch's)."""
+        return digit_model.run_members(digit_model.preprocess_batch(images, keep_rules),
+                                       self.members, self.engine)
 
     def read(self, crops: Sequence[CellCrop]) -> list[CellReading]:
         return self.read_with_features(crops, features=False)[0]
@@ -360,18 +362,16 @@ class DigitModelRecognizer:
         """Cells read as empty, certain or not, with a line drawn across the middle of
         their box (scan.line_strikes) read again with the line kept, where the
         preprocessing took it off as a printed rule (`crops` as cut: the line runs to their
-        edges). Such a cell is not certain; the second
-        reading stands where it is surer than the first, and is never certain by itself.
-        Returns the readings and the cells read again (lowered or not)."""
+        edges). Such a cell is not certain; the second reading stands where it is surer
+        than the first, and is never certain by itself. Returns the readings and the cells
+        read again (lowered or not)."""
         again = [i for i, c in enumerate(crops) if readings[i].value is None
                  and line_strikes.line_across(c.image, c.box_px, self.settings.line_strikes)]
         if not again:
             return readings, set()
         picked = [crops[i] for i in again]
-        logits = digit_model.run_members(
-            digit_model.preprocess_batch([c.image for c in picked], keep_rules=True),
-            self.members, self.engine)
-        second = self._decode_all(logits, picked, by="with the line across it kept")
+        second = self._decode_all(self._logits_of([c.image for c in picked], keep_rules=True),
+                                  picked, by="with the line across it kept")
         out = list(readings)
         for i, reading in zip(again, second, strict=True):
             keep = reading if reading.confidence > readings[i].confidence else readings[i]
