@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from escalero.scan.grid import PLACEMENT, SnappedSlot
-from escalero.scan.recognize import lowered
+from escalero.scan.recognize import digit_count, lowered
 
 # The four moves of a box, as multiples of its uncertainty (x, y).
 MOVES = ((1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0))
@@ -74,11 +74,6 @@ def tolerated_mm(snapped: Sequence[SnappedSlot], readings: Sequence[Any],
     return out
 
 
-def _digits(value: Any) -> int:
-    """The digits a reading holds: none for a strike or an empty cell."""
-    return len(str(value)) if isinstance(value, int) else 0
-
-
 def cells_to_reaim(snapped: Sequence[SnappedSlot], readings: Sequence[Any], least_mm: float,
                    most_mm: float) -> list[int]:
     """The cells read unsure whose uncertainty lies in (least_mm, most_mm]."""
@@ -105,9 +100,9 @@ def reaim(snapped: Sequence[SnappedSlot], readings: Sequence[Any], crops: Sequen
         # A box moved off the writing reads "empty", and surely: that says where the
         # writing is not, never what the cell holds. A box moved onto part of it reads
         # the part (146 as 46, a digit's stroke as a strike) more surely than the whole.
-        first = _digits(readings[i].value)
+        first = digit_count(readings[i].value)
         held = [j for j in range(k * len(MOVES), (k + 1) * len(MOVES))
-                if again[j].kind != "empty" and _digits(again[j].value) >= first]
+                if again[j].kind != "empty" and digit_count(again[j].value) >= first]
         if not held:
             continue
         j = max(held, key=lambda j: again[j].confidence)

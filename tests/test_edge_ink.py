@@ -69,7 +69,7 @@ def test_grid_lines_and_no_box_are_left_alone() -> None:
 
 
 def test_the_reader_reads_an_unsure_cell_again_and_keeps_it_where_it_agrees() -> None:
-    from escalero.scan.recognize import CellCrop, DigitModelRecognizer
+    from escalero.scan.recognize import READING, CellCrop, DigitModelRecognizer, digit_count
 
     crop = _crop()
     cv2.line(crop, (5, 20), (1, 90), INK, 4)
@@ -86,10 +86,16 @@ def test_the_reader_reads_an_unsure_cell_again_and_keeps_it_where_it_agrees() ->
         if plain.certain and isinstance(plain.value, int) and plain.value >= 10 \
                 and alone.value != plain.value:
             assert second == replace(plain, certain=False)  # the stroke may be its 1
-        elif plain.certain or alone.value != plain.value:
+        elif plain.certain:
             assert second == plain
-        else:
+        elif alone.value == plain.value:
             assert second == alone
+        elif alone.confidence >= max(READING.neighbour_free_from, plain.confidence) \
+                and digit_count(alone.value) >= digit_count(plain.value):
+            assert (second.value, second.confidence, second.certain) == (
+                alone.value, alone.confidence, False)
+        else:
+            assert second == plain
 
 
 def _number_logits(digits: str) -> np.ndarray:
@@ -124,3 +130,44 @@ def test_a_certain_number_that_reads_otherwise_without_the_stroke_is_not_certain
     monkeypatch.setattr(digit_model, "run_members", run_members)
     reading = DigitModelRecognizer(second_look=False).read([CellCrop(crop, (5, 10, 15), BOX)])[0]
     assert calls == [1, 1] and reading.value == 15 and reading.certain is certain
+
+
+def _unsure_logits(digits: str, other: str) -> np.ndarray:
+    """A network output torn between two numbers of as many digits (0.5 each)."""
+    z = _number_logits(digits)
+    from escalero.scan import digit_model
+
+    first = digit_model.HEAD_OFFSET[len(other)]
+    for i, ch in enumerate(other):
+        z[first + 10 * i + int(ch)] = 20.0
+    return z
+
+
+@pytest.mark.parametrize(("first", "clean_reads", "stands"), [
+    (("4", "6"), "3", True),  # read through the neighbour's half digit; alone a sure 3
+    (("26", "28"), "3", False),  # a digit fewer: the "stroke" may be the writer's own
+    (("4", "6"), "0", False),  # a number read as a written 0 (struck): a digit fewer
+])
+def test_an_unsure_cell_takes_a_sure_second_reading_without_the_stroke_never_certain(
+        monkeypatch: pytest.MonkeyPatch, first: tuple[str, str], clean_reads: str,
+        stands: bool) -> None:
+    from escalero.scan import digit_model
+    from escalero.scan.recognize import CellCrop, DigitModelRecognizer
+
+    crop = _crop()
+    cv2.line(crop, (5, 20), (1, 90), INK, 4)
+    calls: list[int] = []
+
+    def run_members(batch: np.ndarray, paths: object, engine: object = None) -> np.ndarray:
+        calls.append(len(batch))
+        z = _unsure_logits(*first) if len(calls) == 1 else _number_logits(clean_reads)
+        return np.stack([z] * len(batch))
+
+    monkeypatch.setattr(digit_model, "run_members", run_members)
+    allowed = tuple(range(1, 31))  # a row that allows a strike and 1-30
+    reading = DigitModelRecognizer(second_look=False).read([CellCrop(crop, allowed, BOX)])[0]
+    assert calls[:2] == [1, 1] and not reading.certain
+    if stands:
+        assert reading.value == int(clean_reads) and "never certain" in reading.why
+    else:
+        assert reading.value in (int(first[0]), int(first[1]))
