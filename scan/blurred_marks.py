@@ -340,8 +340,12 @@ def _outline_says_no(frame: PageFrame, corners: dict[int, np.ndarray], matched: 
                      outline: np.ndarray | None, settings: BlobSettings) -> bool:
     """True when the paper's outline contradicts the marks: it is the paper (a page corner
     next to a decoded mark lies where the four marks put it, within max_outline_mm) but a
-    page corner next to a matched mark does not. A cast shadow or the photo's edge cuts a
-    corner off now and then, so a corner that is off tells nothing by itself."""
+    page corner next to a matched mark does not, and the outline holds that corner (the
+    paper goes on past it, or stops short of it along an edge). A cast shadow or the
+    photo's edge cuts a corner off now and then, so a corner that is off tells nothing by
+    itself, nor one the outline leaves out by more than max_outline_mm: a shadow's edge cut
+    across it (fresh pub photo 11500000-065, 16 mm), where a mark taken from elsewhere on
+    the page would put the corner inside the paper."""
     if outline is None:
         return False
     polygon = outline.reshape(-1, 1, 2).astype(np.float32)
@@ -362,7 +366,10 @@ def _outline_says_no(frame: PageFrame, corners: dict[int, np.ndarray], matched: 
     page = np.array([[0, 0], [pw, 0], [pw, ph], [0, ph]], np.float32)  # corners 0-3
     off = [float(np.min(np.linalg.norm(found - p, axis=1))) for p in page]
     paper = any(off[c] <= settings.max_outline_mm for c in corners if c not in matched)
-    return paper and any(off[c] > settings.max_outline_mm for c in matched)
+    polygon_mm = found.reshape(-1, 1, 2)
+    cut_off = [cv2.pointPolygonTest(polygon_mm, (float(x), float(y)), True)
+               < -settings.max_outline_mm for x, y in page]
+    return paper and any(off[c] > settings.max_outline_mm and not cut_off[c] for c in matched)
 
 
 @functools.cache

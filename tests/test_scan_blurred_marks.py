@@ -220,10 +220,20 @@ def test_an_outline_that_leaves_a_matched_mark_outside_is_no_paper_edge() -> Non
     shadow_edge = np.float32([edge[0], edge[1], page[2], page[3]])
     assert not blurred_marks._outline_says_no(frame, corners, set(TOP), shadow_edge,
                                               blurred_marks.BLOBS)
-    # The paper's own outline agrees with the marks; one that moved a far corner 10 mm
-    # (a mark where the page cannot have it) still vetoes them.
+    # The paper's own outline agrees with the marks; one that puts a far corner of the
+    # paper 10 mm past where the marks put it (a mark where the page cannot have it) still
+    # vetoes them.
     assert not blurred_marks._outline_says_no(frame, corners, set(TOP), page,
                                               blurred_marks.BLOBS)
-    off = page.copy()
-    off[0] = cv2.perspectiveTransform(np.float32([[[10, 10]]]), hom)[0, 0]
-    assert blurred_marks._outline_says_no(frame, corners, set(TOP), off, blurred_marks.BLOBS)
+    for corner_mm in ([-10, -10], [-10, 0]):
+        off = page.copy()
+        off[0] = cv2.perspectiveTransform(np.float32([[corner_mm]]), hom)[0, 0]
+        assert blurred_marks._outline_says_no(frame, corners, set(TOP), off,
+                                              blurred_marks.BLOBS)
+    # A shadow's edge cut across that corner (the outline 12 mm short of it each way):
+    # the corner lies outside the outline, which says nothing there (fresh pub photo
+    # 11500000-065).
+    cut = np.float32([[12, 0], [pw, 0], [pw, ph], [0, ph], [0, 12]])
+    shadow_cut = cv2.perspectiveTransform(cut[None], hom)[0]
+    assert not blurred_marks._outline_says_no(frame, corners, set(TOP), shadow_cut,
+                                              blurred_marks.BLOBS)
