@@ -502,7 +502,10 @@ def _weigh_column(column: Column, before: dict[int, tuple[CellValue, float]],
     column = column.with_cells({j: replace(set_certainty(
         column.cells[j], False, note("total_fits", written=firsts + 9, value=9), Pass.TOTALS),
         total_alike=True) for j in open_nines})
-    if open_nines:  # the total is misread alike: it is no evidence either way
+    if open_nines or lookalike:  # the total may be misread alike: no evidence either way
+        # (An unsure Generala sixes 18 beside 12, under a total read 138 beside 132: both
+        # the writer's 12 and 132, read with an 8 for their 2, made a payout certain and
+        # wrong, the two readings taken for independent evidence; mild photo 11700000-107.)
         column = replace(column, total=replace(column.total, total_alike=True))
     elif not total.certain:  # the total: the same rule
         # A total that adds up only with an unsure strike (or empty cell) in its column
@@ -539,7 +542,8 @@ def _misread_alike(column: Column, first: dict[int, tuple[CellValue, float]]
     differs from the first by one digit swapped, where swapping the same digit in the
     total's first reading gives what the column adds up to with that other reading: where
     the total's own readings list that sum or the digits are a pair the network mistakes
-    for each other (recognize.DIGIT_LOOKALIKES); and those of the latter kind alone."""
+    for each other (recognize.DIGIT_LOOKALIKES, read either way: a 2 read as 8 as well as
+    an 8 read as 2); and those of the latter kind alone."""
     total = column.total
     firsts = column.known + sum(cell_points(v) for v, _ in first.values())
     others = {v for v, _ in _total_options(total) if v != total.value}
@@ -555,7 +559,7 @@ def _misread_alike(column: Column, first: dict[int, tuple[CellValue, float]]
             col = firsts - read + v
             if swap is None or swap != one_digit_swap(total.value, col):
                 continue
-            if swap in DIGIT_LOOKALIKES:
+            if swap in DIGIT_LOOKALIKES or swap[::-1] in DIGIT_LOOKALIKES:
                 alike.add(j)
                 lookalike.add(j)
             elif col in others:

@@ -493,10 +493,15 @@ def test_a_total_misread_like_its_unsure_entry_is_not_confirmed() -> None:
 
     alike = _by_row(check_totals(column(2, 92)))
     assert not alike["tens"].certain and not alike["total"].certain
+    # Nor is it evidence for the payout (scan.payout mutes it): taken for a second
+    # opinion, the two readings of one misread digit made a payout certain and wrong
+    # (an 18 beside 12 under 138 beside 132, mild photo 11700000-107).
+    assert alike["total"].total_alike
     # A rival that is no swap of the same digit (4, making 94, which the total is not
     # read as) leaves the total a second opinion: it is confirmed.
     other = _by_row(check_totals(column(4, 92)))
     assert other["total"].certain and other["total"].value == 98
+    assert not other["total"].total_alike
 
 
 def test_an_entry_misread_like_its_total_is_confirmed_only_beyond_doubt() -> None:
