@@ -19,6 +19,8 @@ millimetre; else the two decoded marks are all there is, and the sheet is refuse
 from __future__ import annotations
 
 import functools
+import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 import cv2
@@ -165,15 +167,16 @@ def _digit(marker_id: int) -> int | None:
 def _id_choices(decoded: tuple[tuple[int, int], ...]
                 ) -> tuple[tuple[dict[int, int], PageFrame], ...]:
     """The (corner -> id of each missing corner, page frame) of every printable layout the
-    two (corner, id) `decoded` allow: one digit free, the check digit fixing the other."""
+    (corner, id) `decoded` allow: the digits of all missing corners but the last free, the
+    check digit fixing that one (two decoded: 11 choices, one: 121)."""
     known = dict(decoded)
     missing = [c for c in range(4) if c not in known]
     total = sum((i - MARKER_ID_BASE) % MARKER_RADIX for i in known.values())
     out = []
-    for d in range(MARKER_RADIX):
-        ids = {missing[0]: MARKER_ID_BASE + MARKER_RADIX * missing[0] + d,
-               missing[1]: MARKER_ID_BASE + MARKER_RADIX * missing[1]
-               + (-total - d) % MARKER_RADIX}
+    for free in itertools.product(range(MARKER_RADIX), repeat=len(missing) - 1):
+        digits = [*free, (-total - sum(free)) % MARKER_RADIX]
+        ids = {c: MARKER_ID_BASE + MARKER_RADIX * c + d for c, d in zip(missing, digits,
+                                                                         strict=True)}
         spec = spec_from_marker_ids([*known.values(), *ids.values()])
         if spec is not None:
             out.append((ids, page_frame(build_layout(spec))))
@@ -409,8 +412,129 @@ def _match(gray: np.ndarray, blobs: dict[int, np.ndarray], pairs: list[dict[int,
            settings: BlobSettings) -> list[tuple[float, float, dict[int, int]]]:
     """(summed NCC, the lower mark's NCC, ids) of each id pair in `pairs`."""
     patches = {c: _warped(gray, pts) for c, pts in blobs.items()}
+    scores: dict[tuple[int, int], float] = {}  # a mark's id recurs in many of the pairs
     out = []
     for ids in pairs:
-        each = [_score(patches[c], ids[c], settings) for c in blobs]
+        each = [scores[c, ids[c]] if (c, ids[c]) in scores else scores.setdefault(
+            (c, ids[c]), _score(patches[c], ids[c], settings)) for c in blobs]
         out.append((sum(each), min(each), ids))
     return out
+
+
+@dataclass(frozen=True)
+class LoneMarkSettings:
+    """When one decoded mark finds the other three by their shape (find_from_one). The
+    pattern, quiet-zone, fit and outline checks are BlobSettings'."""
+
+    # A blob's area over the decoded mark's: a tilted photo shows the far marks smaller
+    # (pub photos tilt up to 18 degrees) and nearer ones larger. Set by hand, not fitted.
+    area_range: tuple[float, float] = (0.3, 2.5)
+    # Blobs tried: the mark-shaped ones nearest in size to the decoded mark, at most this
+    # many (the three marks, the QR code's finder patterns, a die's face). Set by hand.
+    max_blobs: int = 12
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.area_range[0] < 1.0 < self.area_range[1] or self.max_blobs < 3:
+            raise ValueError("LoneMarkSettings: need area_range around 1.0 and max_blobs >= 3")
+
+
+LONE_MARK = LoneMarkSettings()
+
+
+def find_from_one(gray: np.ndarray, known: tuple[int, int, np.ndarray],
+                  frames: Sequence[PageFrame], settings: BlobSettings = BLOBS,
+                  lone: LoneMarkSettings = LONE_MARK) -> dict[int, tuple[int, np.ndarray]]:
+    """corner -> (id, corners px) of the three marks missing where only one, `known`
+    (corner, id, corners px; a layout version 2 id), was decoded and the QR code was not
+    read (fresh pub photos: 10 of 14 refused sheets showed all four marks, one decodable).
+    Every mark-shaped blob in the photo is a candidate; three that put the four marks on
+    one page frame (their 16 corners within max_rms_mm) are read together against the id
+    triples the decoded id and the check digit allow, and taken only as find_blurred_marks
+    takes a pair: clearly the best, every pattern fitting, the paper's outline (where
+    found) not against them. {} where the evidence is not enough."""
+    corner, marker_id, pts = known
+    if _digit(marker_id) is None:
+        return {}
+    side = float(np.mean(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
+    blobs = [b for b in _blobs_anywhere(gray, side, settings, lone)
+             if float(np.linalg.norm(b.mean(axis=0) - pts.mean(axis=0))) > side]
+    missing = [c for c in range(4) if c != corner]
+    choices = _id_choices(((corner, marker_id),))
+    fitting: list[tuple[PageFrame, dict[int, np.ndarray]]] = []
+    for frame in frames:
+        if not any(f == frame for _, f in choices):
+            continue
+        centres_mm = np.array([frame.markers[c].centre for c in (corner, *missing)], np.float32)
+        for trio in itertools.permutations(range(len(blobs)), 3):
+            found = [pts, *(blobs[k] for k in trio)]
+            hom = cv2.getPerspectiveTransform(
+                centres_mm, np.array([q.mean(axis=0) for q in found], np.float32))
+            placed = _placed_as(frame, hom, dict(zip(missing, (blobs[k] for k in trio),
+                                                      strict=True)), side, settings)
+            if placed is None:
+                continue
+            corners = {corner: pts, **placed}
+            if _rms_mm(frame, corners) <= settings.max_rms_mm:
+                fitting.append((frame, placed))
+    if not fitting:
+        return {}
+    outline = find_outline(gray)
+    results: list[tuple[float, float, dict[int, int], dict[int, np.ndarray]]] = []
+    for frame, placed in fitting:
+        if _outline_says_no(frame, {corner: pts, **placed}, set(placed), outline, settings):
+            continue
+        triples = [ids for ids, f in choices if f == frame]
+        results.extend((score, worst, ids, placed)
+                       for score, worst, ids in _match(gray, placed, triples, settings))
+    if not results:
+        return {}
+    results.sort(key=lambda r: -r[0])
+    score, worst, ids, placed = results[0]
+    runner_up = results[1][0] if len(results) > 1 else 0.0
+    if worst < settings.min_ncc or score - runner_up < settings.min_margin:
+        return {}
+    return {c: (ids[c], placed[c]) for c in placed}
+
+
+def _placed_as(frame: PageFrame, hom: np.ndarray, blobs: dict[int, np.ndarray], side: float,
+               settings: BlobSettings) -> dict[int, np.ndarray] | None:
+    """Each blob's corners in the order `hom` puts its mark's (None where one strays more
+    than max_corner_shift of its side from them, or `hom` mirrors the page)."""
+    if np.linalg.det(hom[:2, :2]) <= 0:
+        return None
+    out = {}
+    for c, quad in blobs.items():
+        want = cv2.perspectiveTransform(np.array([frame.markers[c].corners], np.float64),
+                                        hom)[0]
+        want_side = float(np.mean(np.linalg.norm(want - np.roll(want, 1, axis=0), axis=1)))
+        shift = _corner_shift(quad, want)
+        if shift is None or shift[0] > settings.max_corner_shift * max(want_side, 0.3 * side):
+            return None
+        out[c] = shift[1]
+    return out
+
+
+def _blobs_anywhere(gray: np.ndarray, side: float, settings: BlobSettings,
+                    lone: LoneMarkSettings) -> list[np.ndarray]:
+    """The corners (photo px) of mark-shaped blobs anywhere in the photo: dark, nearly
+    square, with a quiet zone of paper, of an area near a mark of `side` px; the
+    lone.max_blobs nearest in size."""
+    win = cv2.GaussianBlur(gray, (0, 0), 1.0)
+    block = int(2 * side) | 1
+    dark = cv2.adaptiveThreshold(win, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                 block, 10)
+    # Every contour, nested ones too: the dark band along the paper's edge encloses the
+    # whole page, marks and all.
+    contours, _ = cv2.findContours(dark, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+    area_want = side * side
+    found = []
+    for contour in contours:
+        ratio = cv2.contourArea(contour) / area_want
+        if not lone.area_range[0] <= ratio <= lone.area_range[1]:
+            continue
+        quad = _quad(win, contour + 0)
+        if quad is None or not _quiet(gray, quad, settings):
+            continue
+        found.append((abs(np.log(ratio)), quad))
+    found.sort(key=lambda f: f[0])
+    return [quad for _, quad in found[:lone.max_blobs]]

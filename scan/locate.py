@@ -259,6 +259,24 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
     return tuple(found[c] for c in sorted(c for c in found if c is not None))
 
 
+def look_from_one(image: np.ndarray, markers: tuple[MarkerHit, ...]) -> tuple[MarkerHit, ...]:
+    """One decoded mark: the other three found by their shape anywhere in the photo and
+    matched to the ids it allows (scan.blurred_marks.find_from_one), where they show; else
+    the one as it was."""
+    corner = markers[0].corner if len(markers) == 1 else None
+    if corner is None:
+        return markers
+    from escalero.scan.blurred_marks import find_from_one
+
+    mark = markers[0]
+    shaped = find_from_one(gray_of(image), (corner, mark.id, mark.corners), page_frames())
+    if not shaped:
+        return markers
+    found: dict[int, MarkerHit] = {corner: mark, **{c: MarkerHit(i, pts, matched=True)
+                                                    for c, (i, pts) in shaped.items()}}
+    return tuple(found[c] for c in sorted(found))
+
+
 def without_stray(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
                   frames: Sequence[PageFrame], settings: LocateSettings = LOCATE
                   ) -> tuple[MarkerHit, ...]:

@@ -425,6 +425,11 @@ def _locate(image: np.ndarray, timer: _Timer, settings: locate.LocateSettings) -
                                                               page_frames(), settings)
         with timer.stage("layout"):
             fits = locate.frame_fits(markers, page_frames(), settings)
+    if len(markers) == 1:  # the other three by their shape, anywhere in the photo
+        with timer.stage("markers"):
+            markers = found["markers"] = locate.look_from_one(gray, markers)
+        with timer.stage("layout"):
+            fits = locate.frame_fits(markers, page_frames(), settings)
     if len(markers) == 2:  # a second look where the marks found put the others
         with timer.stage("markers"):
             markers = found["markers"] = locate.look_again(gray, markers, fits, settings)

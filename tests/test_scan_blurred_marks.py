@@ -237,3 +237,44 @@ def test_an_outline_that_leaves_a_matched_mark_outside_is_no_paper_edge() -> Non
     shadow_cut = cv2.perspectiveTransform(cut[None], hom)[0]
     assert not blurred_marks._outline_says_no(frame, corners, set(TOP), shadow_cut,
                                               blurred_marks.BLOBS)
+
+
+def _three_blurred(plain: bool = False) -> np.ndarray:
+    """The sheet with only its bottom-right mark sharp and its QR code torn off; with
+    `plain`, the other three marks are plain black squares."""
+    page = _page()
+    for corner in (0, 1, 3):
+        if plain:
+            x0, y0, x1, y1 = _mark_box(corner)
+            page[y0:y1, x0:x1] = 0
+        elif corner not in TOP:
+            _blur_mark(page, THREE, corner)
+    return page
+
+
+def test_one_decoded_mark_finds_the_other_three_by_their_shape() -> None:
+    """Three marks too blurred to decode and no code: the one decoded mark names one digit
+    of the layout; the three blobs that put four marks on a page frame are read against
+    the 121 id triples it allows (fresh pub photos: 10 of 14 refused sheets were so)."""
+    photo, hom = _photo(_three_blurred())
+    first = locate.find_markers(photo)
+    assert [m.corner for m in first] == [2]
+    found = locate.look_from_one(photo, first)
+    assert [m.id for m in found] == list(marker_ids(THREE))
+    assert [m.matched for m in found] == [True, True, False, True]
+    result = scan_image(photo, ScanOptions(), InkRecognizer())
+    assert result.layout_source == "markers" and result.geometry.n_sides == 3
+    slots = result.geometry.slots
+    centres = np.float32([[[s.box[0] + s.box[2] / 2, s.box[1] + s.box[3] / 2]] for s in slots])
+    placed = cv2.perspectiveTransform(centres, result.placement.homography)
+    true = cv2.perspectiveTransform(centres * PPM, hom)
+    assert float(np.linalg.norm(placed - true, axis=2).max()) / result.photo_px_per_mm < 0.5
+
+
+def test_one_decoded_mark_takes_no_plain_squares_for_the_others() -> None:
+    photo, _ = _photo(_three_blurred(plain=True))
+    first = locate.find_markers(photo)
+    assert [m.corner for m in first] == [2]
+    assert locate.look_from_one(photo, first) == first
+    with pytest.raises(SheetNotFoundError):
+        scan_image(photo, ScanOptions(), InkRecognizer())
