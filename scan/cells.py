@@ -128,6 +128,14 @@ class TotalsSettings:
     # under a total read as 207 at 0.86 (misread: 0.09). Fitted on 2,299 bench sheets
     # (10778b7): 4.06 -> 4.08 flags per sheet.
     misread_given_total: float = 0.02
+    # A total misread alike with an unsure entry by a lookalike digit has no say in the
+    # payout where the entry's alike reading holds at least this much of it: as
+    # scoring.certainty's `plausible`, below which a reading never counts as one that could
+    # change the payout. Not fitted: on fresh pub photos (seed 11500000) the alike
+    # readings that muted a total without a floor cost 6 of 200 sheets their certain
+    # (right) payout; five held 5e-5 to 0.001, one 0.0027. The one it is for held 0.05
+    # (mild photo 11700000-107), and the mild sheets it leaves unsure 0.0024-0.15.
+    alike_mute_from: float = 0.001
 
     def __post_init__(self) -> None:
         if not 0.0 < self.doubt <= 1.0 or not 0.0 <= self.confident_total <= 1.0:
@@ -135,9 +143,10 @@ class TotalsSettings:
         if self.suspect is not None and not 0.0 <= self.suspect <= 1.0:
             raise ValueError("totals: suspect is a probability in [0, 1], or None")
         if self.narrow_readings < 1 or not 0.0 < self.narrow_mass <= 1.0 \
-                or not 0.0 <= self.misread_given_total <= 1.0:
+                or not 0.0 <= self.misread_given_total <= 1.0 \
+                or not 0.0 <= self.alike_mute_from <= 1.0:
             raise ValueError("totals: need narrow_readings >= 1, narrow_mass in (0, 1] and "
-                             "misread_given_total in [0, 1]")
+                             "misread_given_total, alike_mute_from in [0, 1]")
 
 
 TOTALS = TotalsSettings()
@@ -479,7 +488,7 @@ def _weigh_column(column: Column, before: dict[int, tuple[CellValue, float]],
     # strike would be; so are entries where the digits are ones the network mistakes
     # for each other (all such digits: 0.07 flags per sheet on the bench; these: 0.006),
     # and entries whose digit this sheet's hand writes like another (scan.same_hand).
-    alike, lookalike = _misread_alike(column, before)
+    alike, lookalike, alike_mass = _misread_alike(column, before)
     hand_alike = {j for j in before if column.cells[j].written_like is not None}
     cell_alike = lookalike | hand_alike
     # An entry the sheet's own hand says may be misread (scan.same_hand) is confirmed only
@@ -502,7 +511,8 @@ def _weigh_column(column: Column, before: dict[int, tuple[CellValue, float]],
     column = column.with_cells({j: replace(set_certainty(
         column.cells[j], False, note("total_fits", written=firsts + 9, value=9), Pass.TOTALS),
         total_alike=True) for j in open_nines})
-    if open_nines or lookalike:  # the total may be misread alike: no evidence either way
+    muted = any(alike_mass[j] >= settings.alike_mute_from for j in lookalike)
+    if open_nines or muted:  # the total may be misread alike: no evidence either way
         # (An unsure Generala sixes 18 beside 12, under a total read 138 beside 132: both
         # the writer's 12 and 132, read with an 8 for their 2, made a payout certain and
         # wrong, the two readings taken for independent evidence; mild photo 11700000-107.)
@@ -537,18 +547,20 @@ def _doubted_by_total(column: Column, settings: TotalsSettings) -> dict[int, Not
 
 
 def _misread_alike(column: Column, first: dict[int, tuple[CellValue, float]]
-                   ) -> tuple[set[int], set[int]]:
+                   ) -> tuple[set[int], set[int], dict[int, float]]:
     """The unsure entries (`first`: their first readings) with another reading that
     differs from the first by one digit swapped, where swapping the same digit in the
     total's first reading gives what the column adds up to with that other reading: where
     the total's own readings list that sum or the digits are a pair the network mistakes
     for each other (recognize.DIGIT_LOOKALIKES, read either way: a 2 read as 8 as well as
-    an 8 read as 2); and those of the latter kind alone."""
+    an 8 read as 2); those of the latter kind alone; and for those, the most an alike
+    reading of theirs holds."""
     total = column.total
     firsts = column.known + sum(cell_points(v) for v, _ in first.values())
     others = {v for v, _ in _total_options(total) if v != total.value}
     alike: set[int] = set()
     lookalike: set[int] = set()
+    mass: dict[int, float] = {}
     for j, (read, _) in first.items():
         if not isinstance(read, int):
             continue
@@ -562,9 +574,10 @@ def _misread_alike(column: Column, first: dict[int, tuple[CellValue, float]]
             if swap in DIGIT_LOOKALIKES or swap[::-1] in DIGIT_LOOKALIKES:
                 alike.add(j)
                 lookalike.add(j)
+                mass[j] = max(mass.get(j, 0.0), p)
             elif col in others:
                 alike.add(j)
-    return alike, lookalike
+    return alike, lookalike, mass
 
 
 def _suspects(column: Column, unsure: Sequence[int], settings: TotalsSettings) -> list[int]:

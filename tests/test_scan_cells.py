@@ -502,6 +502,14 @@ def test_a_total_misread_like_its_unsure_entry_is_not_confirmed() -> None:
     other = _by_row(check_totals(column(4, 92)))
     assert other["total"].certain and other["total"].value == 98
     assert not other["total"].total_alike
+    # An alike reading the entry all but rules out (below TOTALS.alike_mute_from) leaves
+    # the total its say: it could not change the payout anyway.
+    entries = [_cell(row, v, 0.9999, True) for row, v in (
+        ("nines", 2), ("jacks", 3), ("queens", 4), ("kings", 5), ("aces", 6),
+        ("full_house", 30), ("poker", 40))]
+    faint = _by_row(check_totals([*entries, _cell("tens", 8, 0.9995, False, [(2, 0.0002)]),
+                                  _cell("total", 98, 0.995, False, [(92, 0.003)])]))
+    assert not faint["total"].total_alike
 
 
 def test_an_entry_misread_like_its_total_is_confirmed_only_beyond_doubt() -> None:
