@@ -109,6 +109,11 @@ class Blob:
     corners: np.ndarray  # (4, 2) float32
 
 
+# A reading of some blobs as marks: (summed NCC, the lowest NCC, corner -> id, corner ->
+# the blob's corners px).
+Read = tuple[float, float, dict[int, int], dict[int, np.ndarray]]
+
+
 def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]],
                        fits: list[tuple[float, np.ndarray, PageFrame]],
                        settings: BlobSettings = BLOBS) -> dict[int, tuple[int, np.ndarray]]:
@@ -133,7 +138,7 @@ def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]
                                                                - b.mean(axis=0)) < 2
                                                 for b in found[c]):
                     found[c].append(blob)
-    results: list[tuple[float, float, dict[int, int], dict[int, np.ndarray]]] = []
+    results: list[Read] = []
     outline = find_outline(gray) if all(found.values()) else None
     for _err, _hom, frame in frames:
         pairs = [ids for ids, f in choices if f == frame]
@@ -146,11 +151,18 @@ def find_blurred_marks(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]
                     results.extend((score, worst, ids, blobs)
                                    for score, worst, ids in _match(gray, blobs, pairs,
                                                                    settings))
+    return _clear_best(results, settings)
+
+
+def _clear_best(results: list[Read], settings: BlobSettings
+                ) -> dict[int, tuple[int, np.ndarray]]:
+    """corner -> (id, corners px) of the best reading of the blobs, where it is clearly
+    the best and every pattern fits; else {}. Every id set the check digit allows is a
+    rival (a lone one: a blank pattern's score)."""
     if not results:
         return {}
-    results.sort(key=lambda r: -r[0])
+    results = sorted(results, key=lambda r: -r[0])
     score, worst, ids, blobs = results[0]
-    # Every id pair the check digit allows is a rival (a lone one: a blank pattern's score).
     runner_up = results[1][0] if len(results) > 1 else 0.0
     if worst < settings.min_ncc or score - runner_up < settings.min_margin:
         return {}
@@ -446,7 +458,7 @@ def find_from_one(gray: np.ndarray, known: tuple[int, int, np.ndarray],
                   lone: LoneMarkSettings = LONE_MARK) -> dict[int, tuple[int, np.ndarray]]:
     """corner -> (id, corners px) of the three marks missing where only one, `known`
     (corner, id, corners px; a layout version 2 id), was decoded and the QR code was not
-    read (fresh pub photos: 10 of 14 refused sheets showed all four marks, one decodable).
+    read (fresh pub photos: 12 of 16 refused sheets showed all four marks, one decodable).
     Every mark-shaped blob in the photo is a candidate; three that put the four marks on
     one page frame (their 16 corners within max_rms_mm) are read together against the id
     triples the decoded id and the check digit allow, and taken only as find_blurred_marks
@@ -479,21 +491,14 @@ def find_from_one(gray: np.ndarray, known: tuple[int, int, np.ndarray],
     if not fitting:
         return {}
     outline = find_outline(gray)
-    results: list[tuple[float, float, dict[int, int], dict[int, np.ndarray]]] = []
+    results: list[Read] = []
     for frame, placed in fitting:
         if _outline_says_no(frame, {corner: pts, **placed}, set(placed), outline, settings):
             continue
         triples = [ids for ids, f in choices if f == frame]
         results.extend((score, worst, ids, placed)
                        for score, worst, ids in _match(gray, placed, triples, settings))
-    if not results:
-        return {}
-    results.sort(key=lambda r: -r[0])
-    score, worst, ids, placed = results[0]
-    runner_up = results[1][0] if len(results) > 1 else 0.0
-    if worst < settings.min_ncc or score - runner_up < settings.min_margin:
-        return {}
-    return {c: (ids[c], placed[c]) for c in placed}
+    return _clear_best(results, settings)
 
 
 def _placed_as(frame: PageFrame, hom: np.ndarray, blobs: dict[int, np.ndarray], side: float,

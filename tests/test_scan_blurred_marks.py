@@ -255,7 +255,7 @@ def _three_blurred(plain: bool = False) -> np.ndarray:
 def test_one_decoded_mark_finds_the_other_three_by_their_shape() -> None:
     """Three marks too blurred to decode and no code: the one decoded mark names one digit
     of the layout; the three blobs that put four marks on a page frame are read against
-    the 121 id triples it allows (fresh pub photos: 10 of 14 refused sheets were so)."""
+    the 121 id triples it allows (fresh pub photos: 12 of 16 refused sheets were so)."""
     photo, hom = _photo(_three_blurred())
     first = locate.find_markers(photo)
     assert [m.corner for m in first] == [2]
