@@ -278,3 +278,20 @@ def test_one_decoded_mark_takes_no_plain_squares_for_the_others() -> None:
     assert locate.look_from_one(photo, first) == first
     with pytest.raises(SheetNotFoundError):
         scan_image(photo, ScanOptions(), InkRecognizer())
+
+
+def test_two_decoded_marks_fall_back_on_either_one_finding_the_rest() -> None:
+    """Where the two decoded marks' frame fits put the others too far off to find (fresh
+    pub photo 11200000-055), either mark alone finds the other three by their shape; taken
+    only where those hold the other decoded mark, with its id, where it was decoded."""
+    photo, _ = _photo(_page())
+    first = locate.find_markers(photo)
+    assert [m.corner for m in first] == [2, 3]
+    gray = locate.gray_of(photo)
+    found = {m.corner: m for m in first}
+    shaped = locate._from_either(gray, found)
+    assert {c: i for c, (i, _) in shaped.items()} == {0: marker_ids(THREE)[0],
+                                                      1: marker_ids(THREE)[1]}
+    # A decoded mark the three do not hold as read (another id) is no confirmation.
+    wrong = {2: found[2], 3: locate.MarkerHit(found[3].id + 1, found[3].corners)}
+    assert locate._from_either(gray, wrong) == {}
