@@ -54,6 +54,15 @@ class LineSearchSettings:
     # A line's profile sums its edge less this share at each end, where the crossing lines
     # and the neighbours' ink are (the middle 70%) (23f8a91).
     edge_trim: float = 0.15
+    # Redness (line_strength's score) and darkness (shade_strength's) above these, over a
+    # stroke's breadth (what a 3 x 3 erosion leaves), are ink, never the light print; so is
+    # dark ink that is reddish. It and everything within ink_rim_mm of it add no line
+    # strength (_without_ink_rims). Set by hand on pub photo 11500000-013 (a red hand) and
+    # checked on the 39 mild 3-side photos of seed 11600000 where a first version (no
+    # erosion, redness 40) flagged 54 more cells: they flag as before.
+    max_print_strength: float = 25.0
+    max_print_shade: float = 20.0
+    ink_rim_mm: float = 0.8
 
     def __post_init__(self) -> None:
         for name in ("px_per_mm", "paper_px_per_mm", "search_mm", "max_stretch_mm",
@@ -235,11 +244,30 @@ def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
     paper_chroma = _paper_chroma(chroma, px_per_mm, settings.paper_px_per_mm)
     paper_lum = _paper_lum(lum, px_per_mm, settings.paper_px_per_mm)
     red = np.empty_like(chroma)
+    ink = np.empty(chroma.shape, np.uint8)
     for rows in _stripes(page.shape[0]):
         stripe = cv2.addWeighted(chroma[rows], 100.0, paper_chroma[rows], -100.0, -3.0)
-        stripe[lum[rows] < settings.ink_share * paper_lum[rows]] = 0.0
+        dark = lum[rows] < settings.ink_share * paper_lum[rows]
+        ink[rows] = (dark & (stripe > 0.0)) | (stripe > settings.max_print_strength)
+        stripe[dark] = 0.0
         red[rows] = np.clip(stripe, 0.0, 255.0)
-    return red
+    # Ink in the grid's colour is dark or redder than the light print, and broad: a sharp
+    # print's thin line is as red, but a 3 x 3 erosion (0.6 mm at 5 px/mm) leaves nothing
+    # of it.
+    return _without_ink_rims(red, cv2.erode(ink, np.ones((3, 3), np.uint8)), px_per_mm,
+                             settings)
+
+
+def _without_ink_rims(strength: np.ndarray, ink: np.ndarray, px_per_mm: float,
+                      settings: LineSearchSettings) -> np.ndarray:
+    """`strength` with no strength on the ink (`ink`: 1 there) or within ink_rim_mm of it:
+    ink in the grid's colour (a red or brown hand) is redder, and any ink darker, than the
+    light print can be, but its blurred rim is not, and a row of digits' tops near a cell's
+    edge was taken for its line (pub photo 11500000-013). (Dark ink of another colour adds
+    no redness, rim and all: line_strength takes only its core off.)"""
+    rim = max(1, int(round(settings.ink_rim_mm * px_per_mm)))
+    strength[cv2.dilate(ink, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0] = 0.0
+    return strength
 
 
 def is_gray(page: np.ndarray) -> bool:
@@ -265,12 +293,15 @@ def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
             lum[rows] = (b + g + r) * np.float32(1 / 3)
     paper_lum = _paper_lum(lum, px_per_mm, settings.paper_px_per_mm)
     dark = np.empty_like(lum)
+    ink = np.empty(lum.shape, np.uint8)
     for rows in _stripes(page.shape[0]):
         level, stripe = paper_lum[rows], lum[rows]
         out = (level - stripe) / (level + 1.0) * 100.0 - 3.0
         out[stripe < settings.ink_share * level] = 0.0
+        ink[rows] = out > settings.max_print_shade
         dark[rows] = np.clip(out, 0.0, 255.0)
-    return dark
+    return _without_ink_rims(dark, cv2.erode(ink, np.ones((3, 3), np.uint8)), px_per_mm,
+                             settings)
 
 
 @dataclass(frozen=True)
