@@ -66,7 +66,8 @@ class LineSearchSettings:
 
     def __post_init__(self) -> None:
         for name in ("px_per_mm", "paper_px_per_mm", "search_mm", "max_stretch_mm",
-                     "min_line_strength", "line_snr", "max_bend_mm"):
+                     "min_line_strength", "line_snr", "max_bend_mm", "max_print_strength",
+                     "max_print_shade", "ink_rim_mm"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"LineSearchSettings.{name} must be positive, "
                                  f"got {getattr(self, name)}")
