@@ -201,7 +201,7 @@ def _blob(gray: np.ndarray, hom: np.ndarray, corners_mm: tuple[tuple[float, floa
     mark with `corners_mm`, looked for `reach_sides` (settings.reach) mark sides around
     it, or None."""
     want = cv2.perspectiveTransform(np.array([corners_mm], np.float64), hom)[0]
-    side = float(np.mean(np.linalg.norm(want - np.roll(want, 1, axis=0), axis=1)))
+    side = _side(want)
     centre = want.mean(axis=0)
     if side < 8:
         return None
@@ -211,10 +211,7 @@ def _blob(gray: np.ndarray, hom: np.ndarray, corners_mm: tuple[tuple[float, floa
     x1, y1 = int(min(w, centre[0] + reach)), int(min(h, centre[1] + reach))
     if x1 - x0 < 2 * side or y1 - y0 < 2 * side:
         return None
-    win = cv2.GaussianBlur(gray[y0:y1, x0:x1], (0, 0), 1.0)
-    block = int(2 * side) | 1
-    dark = cv2.adaptiveThreshold(win, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
-                                 block, 10)
+    win, dark = _dark(gray[y0:y1, x0:x1], side)
     contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     area_want = abs(cv2.contourArea(want.astype(np.float32)))
     best: tuple[float, np.ndarray] | None = None
@@ -235,6 +232,19 @@ def _blob(gray: np.ndarray, hom: np.ndarray, corners_mm: tuple[tuple[float, floa
         if best is None or dist < best[0]:
             best = (dist, shift[1])
     return None if best is None else best[1]
+
+
+def _side(quad: np.ndarray) -> float:
+    """A quadrilateral's mean side (px)."""
+    return float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
+
+
+def _dark(gray: np.ndarray, side: float) -> tuple[np.ndarray, np.ndarray]:
+    """The region a little smoothed, and where it is darker than its surroundings over two
+    mark sides (255): where marks of `side` px show as blobs."""
+    win = cv2.GaussianBlur(gray, (0, 0), 1.0)
+    return win, cv2.adaptiveThreshold(win, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
+                                      cv2.THRESH_BINARY_INV, int(2 * side) | 1, 10)
 
 
 def _quad(win: np.ndarray, contour: np.ndarray) -> np.ndarray | None:
@@ -427,8 +437,10 @@ def _match(gray: np.ndarray, blobs: dict[int, np.ndarray], pairs: list[dict[int,
     scores: dict[tuple[int, int], float] = {}  # a mark's id recurs in many of the pairs
     out = []
     for ids in pairs:
-        each = [scores[c, ids[c]] if (c, ids[c]) in scores else scores.setdefault(
-            (c, ids[c]), _score(patches[c], ids[c], settings)) for c in blobs]
+        for c in blobs:
+            if (c, ids[c]) not in scores:
+                scores[c, ids[c]] = _score(patches[c], ids[c], settings)
+        each = [scores[c, ids[c]] for c in blobs]
         out.append((sum(each), min(each), ids))
     return out
 
@@ -467,7 +479,7 @@ def find_from_one(gray: np.ndarray, known: tuple[int, int, np.ndarray],
     corner, marker_id, pts = known
     if _digit(marker_id) is None:
         return {}
-    side = float(np.mean(np.linalg.norm(pts - np.roll(pts, 1, axis=0), axis=1)))
+    side = _side(pts)
     blobs = [b for b in _blobs_anywhere(gray, side, settings, lone)
              if float(np.linalg.norm(b.mean(axis=0) - pts.mean(axis=0))) > side]
     missing = [c for c in range(4) if c != corner]
@@ -511,9 +523,8 @@ def _placed_as(frame: PageFrame, hom: np.ndarray, blobs: dict[int, np.ndarray], 
     for c, quad in blobs.items():
         want = cv2.perspectiveTransform(np.array([frame.markers[c].corners], np.float64),
                                         hom)[0]
-        want_side = float(np.mean(np.linalg.norm(want - np.roll(want, 1, axis=0), axis=1)))
         shift = _corner_shift(quad, want)
-        if shift is None or shift[0] > settings.max_corner_shift * max(want_side, 0.3 * side):
+        if shift is None or shift[0] > settings.max_corner_shift * max(_side(want), 0.3 * side):
             return None
         out[c] = shift[1]
     return out
@@ -524,10 +535,7 @@ def _blobs_anywhere(gray: np.ndarray, side: float, settings: BlobSettings,
     """The corners (photo px) of mark-shaped blobs anywhere in the photo: dark, nearly
     square, with a quiet zone of paper, of an area near a mark of `side` px; the
     lone.max_blobs nearest in size."""
-    win = cv2.GaussianBlur(gray, (0, 0), 1.0)
-    block = int(2 * side) | 1
-    dark = cv2.adaptiveThreshold(win, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
-                                 block, 10)
+    win, dark = _dark(gray, side)
     # Every contour, nested ones too: the dark band along the paper's edge encloses the
     # whole page, marks and all.
     contours, _ = cv2.findContours(dark, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)

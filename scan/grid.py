@@ -252,22 +252,21 @@ def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
         ink[rows] = (dark & (stripe > 0.0)) | (stripe > settings.max_print_strength)
         stripe[dark] = 0.0
         red[rows] = np.clip(stripe, 0.0, 255.0)
-    # Ink in the grid's colour is dark or redder than the light print, and broad: a sharp
-    # print's thin line is as red, but a 3 x 3 erosion (0.6 mm at 5 px/mm) leaves nothing
-    # of it.
-    return _without_ink_rims(red, cv2.erode(ink, np.ones((3, 3), np.uint8)), px_per_mm,
-                             settings)
+    return _without_ink_rims(red, ink, px_per_mm, settings)
 
 
 def _without_ink_rims(strength: np.ndarray, ink: np.ndarray, px_per_mm: float,
                       settings: LineSearchSettings) -> np.ndarray:
-    """`strength` with no strength on the ink (`ink`: 1 there) or within ink_rim_mm of it:
-    ink in the grid's colour (a red or brown hand) is redder, and any ink darker, than the
-    light print can be, but its blurred rim is not, and a row of digits' tops near a cell's
-    edge was taken for its line (pub photo 11500000-013). (Dark ink of another colour adds
-    no redness, rim and all: line_strength takes only its core off.)"""
+    """`strength` with no strength on the ink (`ink`: 1 where a pixel is too strong for the
+    print) or within ink_rim_mm of it: ink in the grid's colour (a red or brown hand) is
+    redder, and any ink darker, than the light print can be, but its blurred rim is not,
+    and a row of digits' tops near a cell's edge was taken for its line (pub photo
+    11500000-013). Only a pen's stroke is broad: a sharp print's thin line is as strong,
+    but a 3 x 3 erosion (0.6 mm at 5 px/mm) leaves nothing of it. (Dark ink of another
+    colour adds no redness, rim and all: line_strength takes only its core off.)"""
+    strokes = cv2.erode(ink, np.ones((3, 3), np.uint8))
     rim = max(1, int(round(settings.ink_rim_mm * px_per_mm)))
-    strength[cv2.dilate(ink, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0] = 0.0
+    strength[cv2.dilate(strokes, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0] = 0.0
     return strength
 
 
@@ -301,8 +300,7 @@ def shade_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
         out[stripe < settings.ink_share * level] = 0.0
         ink[rows] = out > settings.max_print_shade
         dark[rows] = np.clip(out, 0.0, 255.0)
-    return _without_ink_rims(dark, cv2.erode(ink, np.ones((3, 3), np.uint8)), px_per_mm,
-                             settings)
+    return _without_ink_rims(dark, ink, px_per_mm, settings)
 
 
 @dataclass(frozen=True)

@@ -267,8 +267,8 @@ def _from_either(gray: np.ndarray, found: dict[int | None, MarkerHit]
     missing ones too far off to find (fresh pub photo 11200000-055)."""
     from escalero.scan.blurred_marks import find_from_one
 
-    marks = [(c, m) for c, m in found.items() if c is not None]
-    for (corner, mark), (other_corner, other) in (marks, marks[::-1]):
+    (a, first), (b, second) = ((c, m) for c, m in found.items() if c is not None)
+    for corner, mark, other_corner, other in ((a, first, b, second), (b, second, a, first)):
         shaped = find_from_one(gray, (corner, mark.id, mark.corners), page_frames())
         seen = shaped.get(other_corner)
         if seen is not None and seen[0] == other.id and float(
