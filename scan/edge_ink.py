@@ -35,6 +35,13 @@ class EdgeInkSettings:
     # stayed; 2 mm made 64 more unsure cells certain (29 fewer flags after the totals
     # check), none wrong.
     tolerance_px: int = 20
+    # Above and below, ink reaching this share of the box's height into it still counts
+    # as outside, where that is more than tolerance_px: the lower arc of a ring drawn round
+    # the number of the row above reaches 2.4-3.3 mm into a 14 mm box (real golf cards,
+    # benchmarks.real), and a tall digit's tail of the row above does the same. A cell's
+    # own writing that runs off the crop's top or bottom reaches further in. Set on the
+    # real photos (2026-12-06).
+    tolerance_share_across: float = 0.3
     # Smaller specks are noise, not worth a second reading. Set by hand, not fitted
     # (212fc6d).
     min_area_px: int = 12
@@ -58,9 +65,10 @@ class EdgeInkSettings:
     rim_px: int = 5
 
     def __post_init__(self) -> None:
-        if self.tolerance_px < 0 or self.min_area_px < 0 or self.paper_kernel_px < 1:
-            raise ValueError("edge ink: need tolerance_px, min_area_px >= 0 and "
-                             "paper_kernel_px >= 1")
+        if self.tolerance_px < 0 or self.min_area_px < 0 or self.paper_kernel_px < 1 \
+                or not 0.0 <= self.tolerance_share_across < 0.5:
+            raise ValueError("edge ink: need tolerance_px, min_area_px >= 0, "
+                             "paper_kernel_px >= 1 and 0 <= tolerance_share_across < 0.5")
         if not 0.0 < self.line_span <= 1.0 or not 0.0 < self.scale <= 1.0:
             raise ValueError("edge ink: line_span and scale are shares in (0, 1]")
         if not all(0.0 <= v <= 1.0 for v in (self.least_ink, self.strong_ink,
@@ -97,6 +105,7 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     n, labels, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
     bx, by, bw, bh = (v * scale for v in box_px)
     t = settings.tolerance_px * scale
+    t_across = max(t, settings.tolerance_share_across * bh)  # above and below
     found = []
     for k in range(1, n):
         x, y, cw, ch, area = (int(v) for v in stats[k])
@@ -105,7 +114,7 @@ def neighbour_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
             continue
         at_edge = x == 0 or y == 0 or x + cw == w or y + ch == h
         outside = (x + cw <= bx + t or x >= bx + bw - t
-                   or y + ch <= by + t or y >= by + bh - t)
+                   or y + ch <= by + t_across or y >= by + bh - t_across)
         if at_edge and outside:
             found.append(k)
     if not found:

@@ -7,7 +7,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
-from escalero.scan.edge_ink import neighbour_mask, without_neighbours
+from escalero.scan.edge_ink import EDGE_INK, neighbour_mask, without_neighbours
 
 PAPER = (225, 232, 236)
 INK = (140, 60, 20)  # blue ballpoint (BGR)
@@ -52,6 +52,21 @@ def test_the_writers_own_stroke_over_the_line_stays() -> None:
     crop = _crop()
     cv2.line(crop, (40, 30), (0, 60), INK, 4)
     assert neighbour_mask(crop, BOX) is None
+
+
+def test_the_arc_of_a_ring_in_the_row_above_reaching_a_quarter_in_is_taken_off() -> None:
+    """The lower arc of a ring drawn round the number above (real golf cards) reaches a
+    quarter of the box's height into it, past the 2 mm tolerance: it counts as outside.
+    Reaching half way in, it is the cell's own writing."""
+    box = (15, 15, 290, 140)  # a two-side cell: 29 x 14 mm
+    crop = np.full((170, 320, 3), PAPER, np.uint8)
+    cv2.ellipse(crop, (160, -8), (80, 55), 0, 0, 180, INK, 4)  # to y 47: 3.2 mm, 23% deep
+    mask = neighbour_mask(crop, box)
+    assert mask is not None and mask[47, 160] and mask[20, 90]
+    assert neighbour_mask(crop, box, replace(EDGE_INK, tolerance_share_across=0.0)) is None
+    deep = np.full((170, 320, 3), PAPER, np.uint8)
+    cv2.ellipse(deep, (160, 0), (80, 85), 0, 0, 180, INK, 4)  # y 85: half way in
+    assert neighbour_mask(deep, box) is None
 
 
 def test_a_stroke_in_the_margin_away_from_the_edge_stays() -> None:
