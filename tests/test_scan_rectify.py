@@ -149,3 +149,23 @@ def test_a_red_hand_near_the_lines_is_not_taken_for_them(page) -> None:
     snapped = snap_slots(rectify(photo, off, GEOM), GEOM)
     dy = np.median([s.box[1] - s.slot.box[1] for s in snapped])
     assert dy == pytest.approx(-1.4, abs=0.3)
+
+
+def test_a_faint_grid_blurred_over_a_mm_is_found_by_its_summed_profile(page) -> None:
+    """Lines half faded and blurred (pub photos: a pink grid a person sees, whose redness
+    per pixel the blur has spread under min_line_strength) are found summed over 1 mm:
+    the cells land on them, 0.5 mm from the homography's place."""
+    faint = page.astype(np.float32)
+    grid_print = faint[:, :, 2] > faint[:, :, 1] + 20
+    faint[grid_print] += (255.0 - faint[grid_print]) * 0.5
+    photo, hom = photo_with_truth(faint.astype(np.uint8), size=(1500, 2000), angle=4,
+                                  scale=0.85, blur=1.5)
+    off = _true_hom(hom) @ np.array([[1, 0, 0.0], [0, 1, 0.5], [0, 0, 1.0]])
+    rect = rectify(photo, off, GEOM)
+    sharp_only = PlacementSettings(lines=LineSearchSettings(blurred_line_mm=0.0))
+    assert np.mean([s.edges_found for s in snap_slots(rect, GEOM, strict=False,
+                                                      settings=sharp_only)]) < 1.0
+    snapped = snap_slots(rect, GEOM)
+    assert np.mean([all(s.own) for s in snapped]) > 0.8
+    dy = np.median([s.box[1] - s.slot.box[1] for s in snapped if s.own[1]])
+    assert dy == pytest.approx(-0.5, abs=0.15)
