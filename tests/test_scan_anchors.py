@@ -108,3 +108,26 @@ def test_the_spline_reproduces_a_smooth_field_and_flags_a_stray_point() -> None:
 def test_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="anchors"):
         AnchorSettings(min_lead=0.5)
+
+
+def test_a_generala_sheet_is_placed_by_five_labels() -> None:
+    """A Generala sheet's counting rows are labelled "1" to "6", too narrow to be found: of
+    its labels only the six lower ones ("Escalera" to "Summe") can be, and on blurred pub
+    photos one of them often is not (here a thumb covers "Summe"). Five are enough for
+    the page model (min_anchors)."""
+    spec = LayoutSpec(game="generala", sides=2)
+    geom = geometry_for(spec)
+    generala = written_sheet(spec, {(0, 0, "poker"): 40}, "T-1", PPM)
+    summe = max(geom.printed_lines, key=lambda line: line.baseline)
+    x, y = round(summe.x * PPM), round(summe.baseline * PPM)
+    generala[y - round(6 * PPM):y + round(3 * PPM), x - round(3 * PPM):x + round(25 * PPM)] = 255
+    flat = Rectified(generala, np.array([[PPM, 0, -1.6 * PPM], [0, PPM, 2.4 * PPM],
+                                         [0, 0, 1.0]]), geom.page_mm, PPM, 0.1)
+    anchors = find_anchors(flat, geom)
+    assert len(anchors) == 5 and all(a.y > 140 for a in anchors)
+    unplaced = tuple(SnappedSlot(s, s.box, 0.0, 0, 2.5, (False, False), (2.5, 2.5))
+                     for s in geom.slots)
+    moves = _centre_moves(place_unplaced(flat, geom, unplaced))
+    near = [i for i, s in enumerate(geom.slots) if 140 < s.box[1] < 210]  # beside them
+    assert np.median(moves[near, 1]) == pytest.approx(-2.4, abs=0.6)
+    assert place_unplaced(flat, geom, unplaced, AnchorSettings(min_anchors=6)) == unplaced
