@@ -55,9 +55,10 @@ class AnchorSettings:
     loo_factor: float = 1.5
     per_mm: float = 0.02
     # Fewer (besides the marks): no field, the cells stay as placed. A Generala sheet's
-    # counting rows are labelled with one digit, too narrow to be found, so it shows its
-    # five lower labels at most: at 6 its cells stayed 2-4 mm off on blurred, faded pub
-    # photos (11900000-031, -054, -111, -150), at 5 they are 0.2-2.3 mm off (median).
+    # counting rows are labelled with one digit, too narrow to be found, which leaves its
+    # six lower labels, and blurred pub photos often hide one of them: at 6 such sheets'
+    # cells stayed 2-4 mm off (11900000-031, -054, -111, -150), at 5 they are 0.2-2.3 mm
+    # off (median).
     min_anchors: int = 5
     # The flat view the print is found on, px per mm: 0.2 mm a pixel, the grid search's
     # resolution. Set by hand, not fitted (d97142b).

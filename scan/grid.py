@@ -68,7 +68,8 @@ class LineSearchSettings:
     # Believed only where the first search finds at least min_blurred_share of all edges
     # so: a blurred photo blurs every line, and a few edges found only so were something
     # else. Set by hand on pub photos 11900000-009, -065, -069 (pink lines a person sees,
-    # 0-2% of cells placed by them, now 47-95%) and 11500000-078, -092, -102 (a faded grid
+    # no cell placed by them; now 91% and 44% in both directions, -069 83% sideways only)
+    # and 11500000-078, -092, -102 (a faded grid
     # where 1.5-4% of the edges found so were up to 4.4 mm off); checked on the first 80
     # photos of pub 11900000 and all of 11500000 (benchmarks.scan).
     blurred_line_mm: float = 1.0
