@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import cv2
 import numpy as np
@@ -77,6 +78,16 @@ class LineSearchSettings:
     # The summed profile's line must stand this far over its noise (twice line_snr: the
     # faded grids' spurious finds stood 10-20 over theirs). Set by hand with the above.
     blurred_line_snr: float = 10.0
+    # The cells the first search leaves unplaced are searched again around the offset of
+    # their column's (row's) lines within comb_span_mm summed as one comb, looked for up to
+    # comb_mm off, and never beyond comb_pitch_share of the cells' spacing (0: not looked
+    # for). Set by hand on pub photos 11500000-020 and 12000000-101 (a visible grid 3-4 mm
+    # from the homography's place).
+    comb_mm: float = 6.0
+    comb_span_mm: float = 40.0
+    comb_pitch_share: float = 0.4
+    comb_ink_share: float = 0.8
+    comb_min_cells: int = 4  # fewer cells placed so on an axis: none is believed
 
     def __post_init__(self) -> None:
         for name in ("px_per_mm", "paper_px_per_mm", "search_mm", "max_stretch_mm",
@@ -85,10 +96,14 @@ class LineSearchSettings:
             if getattr(self, name) <= 0:
                 raise ValueError(f"LineSearchSettings.{name} must be positive, "
                                  f"got {getattr(self, name)}")
-        if self.blurred_line_mm < 0:
-            raise ValueError("LineSearchSettings.blurred_line_mm must be >= 0 (0: off)")
+        if self.blurred_line_mm < 0 or self.comb_mm < 0:
+            raise ValueError("LineSearchSettings.blurred_line_mm and comb_mm must be >= 0 "
+                             "(0: off)")
+        if self.comb_span_mm <= 0 or not 0 < self.comb_pitch_share < 0.5:
+            raise ValueError("LineSearchSettings: need comb_span_mm > 0 and 0 < "
+                             "comb_pitch_share < 0.5 (a comb locks a whole row off beyond)")
         for name in ("min_lines_found", "clear_share", "min_seeds", "ink_share",
-                     "min_blurred_share"):
+                     "min_blurred_share", "comb_ink_share"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"LineSearchSettings.{name} must be a share in [0, 1], "
                                  f"got {getattr(self, name)}")
@@ -270,6 +285,20 @@ def line_strength(page: np.ndarray, px_per_mm: float = PX_PER_MM,
         stripe[dark] = 0.0
         red[rows] = np.clip(stripe, 0.0, 255.0)
     return _without_ink_rims(red, ink, px_per_mm, settings)
+
+
+def away_from_ink(page: np.ndarray, strength: np.ndarray, px_per_mm: float,
+                  settings: LineSearchSettings = LINE_SEARCH) -> np.ndarray:
+    """`strength` with none within ink_rim_mm of a pixel darker than comb_ink_share of the
+    paper around it that is not the print's red: ink of any other colour, its blurred rim
+    and all (a JPEG leaves red fringes round blue digits)."""
+    lum = (page if page.ndim == 2 else cv2.cvtColor(page, cv2.COLOR_BGR2GRAY)).astype(np.float32)
+    paper = _paper_lum(lum, px_per_mm, settings.paper_px_per_mm)
+    ink = ((lum < settings.comb_ink_share * paper) & (strength <= 0.0)).astype(np.uint8)
+    rim = max(1, int(round(settings.ink_rim_mm * px_per_mm)))
+    out = strength.copy()
+    out[cv2.dilate(ink, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0] = 0.0
+    return out
 
 
 def _without_ink_rims(strength: np.ndarray, ink: np.ndarray, px_per_mm: float,
@@ -479,7 +508,8 @@ def _neighbours(slots: tuple[Slot, ...]) -> np.ndarray:
 Lines = list[list[float | None]]
 
 
-def _find_lines(lines: _Lines, geom: SheetGeometry) -> tuple[Lines, Lines, int]:
+def _find_lines(lines: _Lines, geom: SheetGeometry,
+                comb: Callable[[], np.ndarray] | None = None) -> tuple[Lines, Lines, int]:
     """Each slot's four line offsets (mm) and per-axis shifts (None: not found), and the
     fewest seeds of the two axes.
 
@@ -493,6 +523,8 @@ def _find_lines(lines: _Lines, geom: SheetGeometry) -> tuple[Lines, Lines, int]:
     if lines.settings.blurred_line_mm > 0:
         lines, raw = _blurred_or_not(lines, boxes, geom.inset_mm, raw)
     stretch = lines.settings.max_stretch_mm
+    if lines.settings.comb_mm > 0 and comb is not None:
+        raw = _comb_seeded(lines, geom, boxes, raw, comb)
     shift: Lines = [[_pair_shift(e, 0, 1, stretch), _pair_shift(e, 2, 3, stretch)] for e in raw]
     seeds = min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1))
     neighbours = _neighbours(geom.slots)
@@ -531,6 +563,102 @@ def _blurred_or_not(lines: _Lines, boxes: np.ndarray, inset: float, raw: Lines
     if found - found_sharp >= lines.settings.min_blurred_share * 4 * len(boxes):
         return lines, raw
     return sharp, sharp_raw
+
+
+def _comb_seeded(lines: _Lines, geom: SheetGeometry, boxes: np.ndarray, raw: Lines,
+                 comb: Callable[[], np.ndarray]) -> Lines:
+    """The first search's edges, with the cells it left unplaced searched again around
+    the offset of the comb of their column's (row's) lines nearby.
+
+    Where the homography puts a whole region of the grid more than search_mm off (a bent
+    sheet placed by blurred marks: pub 11500000-020, 12000000-101, 3-4 mm), no cell of it
+    is found and none can seed its neighbours. The lines of several cells summed at their
+    printed spacing stand out further, and a comb is not taken for a stray edge: it is
+    looked for comb_mm around the homography's place (held under comb_pitch_share of the
+    spacing, so it never locks a row off), and each cell's own lines are then searched
+    search_mm around it, as the first search does. The comb is summed on `comb()`, the
+    line strength with nothing near ink: the red fringes a JPEG leaves round blue digits
+    line up down a column as well as a line does (12000000-101, a grid washed out).
+    """
+    settings = lines.settings
+    stretch = settings.max_stretch_mm
+    unplaced = [[_pair_shift(e, a, b, stretch) is None for e in raw] for a, b in ((0, 1), (2, 3))]
+    if not any(unplaced[0]) and not any(unplaced[1]):
+        return raw
+    slots = geom.slots
+    x, y, w, h = (boxes[:, k] for k in range(4))
+    cx, cy = x + w / 2, y + h / 2
+    inset = geom.inset_mm
+    offsets = np.full((len(slots), 2), np.nan)
+    strength: np.ndarray | None = None
+    for axis in (0, 1):
+        if not any(unplaced[axis]):
+            continue
+        # Horizontal lines (axis 1) stack down a column; vertical ones (axis 0) along a row.
+        if axis == 0:
+            pos = np.stack([x - inset, x + w + inset], 1)
+            lo, hi = np.stack([y, y], 1), np.stack([y + h, y + h], 1)
+            same = np.array([[a.row == b.row for b in slots] for a in slots])
+            near = np.abs(cx[:, None] - cx[None, :]) <= settings.comb_span_mm
+            pitch = w + 2 * inset
+        else:
+            pos = np.stack([y - inset, y + h + inset], 1)
+            lo, hi = np.stack([x, x], 1), np.stack([x + w, x + w], 1)
+            same = np.array([[(a.side, a.column) == (b.side, b.column) for b in slots]
+                             for a in slots])
+            near = np.abs(cy[:, None] - cy[None, :]) <= settings.comb_span_mm
+            pitch = h + 2 * inset
+        reach = min(settings.comb_mm, settings.comb_pitch_share * float(pitch.min()))
+        if reach <= settings.search_mm:
+            continue
+        if strength is None:
+            strength = cv2.integral(comb(), sdepth=cv2.CV_64F)
+        wide = replace(lines, integral=strength, settings=replace(settings, search_mm=reach),
+                       left_view=[])
+        profiles, _, _, along, ok = _profiles(wide, pos.ravel(), lo.ravel(), hi.ravel(),
+                                              np.full(pos.size, axis == 0))
+        profiles = np.where(ok[:, None], profiles, 0.0).reshape(len(slots), 2, -1).sum(axis=1)
+        along = np.where(ok, along, 0).reshape(len(slots), 2).sum(axis=1)
+        half = (profiles.shape[1] - 1) // 2
+        todo = [i for i in range(len(slots)) if unplaced[axis][i]]
+        members = [np.flatnonzero(same[i] & near[i]) for i in todo]
+        combs = np.stack([profiles[m].sum(axis=0) for m in members])
+        peak = _comb_peaks(combs, np.array([along[m].sum() for m in members]), settings)
+        offsets[todo, axis] = (peak - half) / lines.px_per_mm
+    redo = [i for i in range(len(slots)) if not np.isnan(offsets[i]).all()]
+    if strength is None or not redo:
+        return raw
+    ox, oy = (np.nan_to_num(offsets[redo, k]) for k in (0, 1))
+    # The cell's own lines, on the same strength: away from ink.
+    found = _search(replace(lines, integral=strength, left_view=[]), boxes[redo], inset, ox, oy)
+    out = [list(e) for e in raw]
+    for axis, (a, b) in enumerate(((0, 1), (2, 3))):
+        placed = [(i, edges) for i, edges in zip(redo, found, strict=True)
+                  if unplaced[axis][i] and not np.isnan(offsets[i, axis])
+                  and _pair_shift(edges, a, b, stretch) is not None]
+        # A bent region is several cells: a lone find is likelier a thick pen's rim
+        # (pub 12300000-178: one cell 4.7 mm off, which the spread carried over the sheet).
+        if len(placed) < settings.comb_min_cells:
+            continue
+        for i, edges in placed:
+            out[i][a], out[i][b] = edges[a], edges[b]
+    return out
+
+
+def _comb_peaks(combs: np.ndarray, along: np.ndarray, settings: LineSearchSettings
+                ) -> np.ndarray:
+    """_peaks for combs: summed over a blurred line's width where the search looks for
+    blurred lines, as far over their noise as a blurred line's sum must stand, and never
+    within 1 mm of the window's ends (a slope into it from something past the search:
+    where ink is taken off, the profile is flat but for that)."""
+    width = int(round(settings.blurred_line_mm * settings.px_per_mm))
+    half = width // 2
+    if width >= 2:
+        padded = np.pad(combs, ((0, 0), (half + 1, width - 1 - half)))
+        running = np.cumsum(padded, axis=1)
+        combs = running[:, width:] - running[:, :-width]
+    margin = max(half, int(round(settings.px_per_mm)))
+    return _sharp_peaks(combs, along, settings, margin=margin, snr=settings.blurred_line_snr)
 
 
 def _spread_to(search: Callable[[int, float, float], list[float | None]], i: int,
@@ -644,7 +772,8 @@ def _best_kind(view: PageView, geom: SheetGeometry, settings: LineSearchSettings
         strength = (line_strength(view.image, view.px_per_mm, settings) if kind == "red"
                     else shade_strength(view.image, view.px_per_mm, settings))
         lines = _Lines.of(strength, view, settings)
-        raw, shift, seeds = _find_lines(lines, geom)
+        raw, shift, seeds = _find_lines(lines, geom, partial(
+            away_from_ink, view.image, strength, view.px_per_mm, settings))
         left_view = left_view or bool(lines.left_view)
         share = _found_share(shift) if seeds >= settings.min_seeds * len(geom.slots) else 0.0
         if best is None or share > best[0]:

@@ -170,3 +170,28 @@ def test_a_faint_grid_blurred_over_a_mm_is_found_by_its_summed_profile(page) -> 
     assert np.mean([all(s.own) for s in snapped]) > 0.8
     dy = np.median([s.box[1] - s.slot.box[1] for s in snapped if s.own[1]])
     assert dy == pytest.approx(-0.5, abs=0.15)
+
+
+def test_a_grid_further_off_than_the_search_is_found_by_its_comb(page) -> None:
+    """A faint grid 4 mm from the homography's place (a bent sheet placed by blurred
+    marks: pub photos whose every cell was 3-4 mm off) is beyond each cell's own search;
+    the lines of a column (row) summed at their printed spacing find it, and each cell
+    its own lines around that."""
+    faint = page.astype(np.float32)
+    grid_print = faint[:, :, 2] > faint[:, :, 1] + 20
+    faint[grid_print] += (255.0 - faint[grid_print]) * 0.5
+    photo, hom = photo_with_truth(faint.astype(np.uint8), size=(1500, 2000), angle=4,
+                                  scale=0.85, blur=1.0)
+    off = _true_hom(hom) @ np.array([[1, 0, 0.0], [0, 1, 4.0], [0, 0, 1.0]])
+    rect = rectify(photo, off, GEOM)
+    no_comb = PlacementSettings(lines=LineSearchSettings(comb_mm=0.0))
+    assert np.mean([s.own[1] for s in snap_slots(rect, GEOM, False, no_comb)]) < 0.1
+    snapped = snap_slots(rect, GEOM, strict=False)
+    assert np.mean([s.own[1] for s in snapped]) > 0.8
+    dy = np.median([s.box[1] - s.slot.box[1] for s in snapped if s.own[1]])
+    assert dy == pytest.approx(-4.0, abs=0.2)
+
+
+def test_the_comb_is_no_wider_than_a_row_allows() -> None:
+    with pytest.raises(ValueError, match="comb"):
+        LineSearchSettings(comb_pitch_share=0.5)
