@@ -99,9 +99,11 @@ class LineSearchSettings:
         if self.blurred_line_mm < 0 or self.comb_mm < 0:
             raise ValueError("LineSearchSettings.blurred_line_mm and comb_mm must be >= 0 "
                              "(0: off)")
-        if self.comb_span_mm <= 0 or not 0 < self.comb_pitch_share < 0.5:
-            raise ValueError("LineSearchSettings: need comb_span_mm > 0 and 0 < "
-                             "comb_pitch_share < 0.5 (a comb locks a whole row off beyond)")
+        if self.comb_span_mm <= 0 or not 0 < self.comb_pitch_share < 0.5 \
+                or self.comb_min_cells < 1:
+            raise ValueError("LineSearchSettings: need comb_span_mm > 0, comb_min_cells >= 1 "
+                             "and 0 < comb_pitch_share < 0.5 (a comb locks a whole row off "
+                             "beyond)")
         for name in ("min_lines_found", "clear_share", "min_seeds", "ink_share",
                      "min_blurred_share", "comb_ink_share"):
             if not 0 <= getattr(self, name) <= 1:
@@ -154,6 +156,10 @@ class PlacementSettings:
     # at most 0.1 mm per mm on the pub level's sine.
     consistent_mm: float = 1.2
     min_neighbours: int = 3
+    # Fewer cells placed by their own lines on an axis: none of them is believed (a lone
+    # find in a grid that does not show is something else). Set by hand on pub photo
+    # 12000000-101.
+    min_placed: int = 3
     # The window a box may be off by and its reading still be certain: benchmarks.offset
     # (boxes moved 0-3 mm; 40 photos, mild 7210000, 3 sides) read as many written cells
     # right at 2 mm as in place, but from 1.5 mm on one of ~2,600 certain readings was
@@ -182,9 +188,10 @@ class PlacementSettings:
         if not 0 < self.bend_per_mm <= self.max_bend_per_mm or not 0 < self.bend_quantile <= 1:
             raise ValueError("placement: need 0 < bend_per_mm <= max_bend_per_mm and a "
                              "bend_quantile in (0, 1]")
-        if self.homography_mm <= 0 or self.consistent_mm <= 0 or self.min_neighbours < 1:
-            raise ValueError("placement: homography_mm, consistent_mm and min_neighbours "
-                             "must be positive")
+        if self.homography_mm <= 0 or self.consistent_mm <= 0 or self.min_neighbours < 1 \
+                or self.min_placed < 1:
+            raise ValueError("placement: homography_mm, consistent_mm, min_neighbours and "
+                             "min_placed must be positive")
         if not 0 <= self.reaim_gain <= 1:
             raise ValueError(f"placement: reaim_gain must lie in [0, 1], got {self.reaim_gain}")
 
@@ -583,54 +590,23 @@ def _comb_seeded(lines: _Lines, geom: SheetGeometry, boxes: np.ndarray, raw: Lin
     settings = lines.settings
     stretch = settings.max_stretch_mm
     unplaced = [[_pair_shift(e, a, b, stretch) is None for e in raw] for a, b in ((0, 1), (2, 3))]
-    if not any(unplaced[0]) and not any(unplaced[1]):
-        return raw
-    slots = geom.slots
-    x, y, w, h = (boxes[:, k] for k in range(4))
-    cx, cy = x + w / 2, y + h / 2
-    inset = geom.inset_mm
-    offsets = np.full((len(slots), 2), np.nan)
-    strength: np.ndarray | None = None
+    offsets = np.full((len(raw), 2), np.nan)
+    masked: _Lines | None = None
     for axis in (0, 1):
-        if not any(unplaced[axis]):
+        todo = [i for i in range(len(raw)) if unplaced[axis][i]]
+        if not todo:
             continue
-        # Horizontal lines (axis 1) stack down a column; vertical ones (axis 0) along a row.
-        if axis == 0:
-            pos = np.stack([x - inset, x + w + inset], 1)
-            lo, hi = np.stack([y, y], 1), np.stack([y + h, y + h], 1)
-            same = np.array([[a.row == b.row for b in slots] for a in slots])
-            near = np.abs(cx[:, None] - cx[None, :]) <= settings.comb_span_mm
-            pitch = w + 2 * inset
-        else:
-            pos = np.stack([y - inset, y + h + inset], 1)
-            lo, hi = np.stack([x, x], 1), np.stack([x + w, x + w], 1)
-            same = np.array([[(a.side, a.column) == (b.side, b.column) for b in slots]
-                             for a in slots])
-            near = np.abs(cy[:, None] - cy[None, :]) <= settings.comb_span_mm
-            pitch = h + 2 * inset
-        reach = min(settings.comb_mm, settings.comb_pitch_share * float(pitch.min()))
-        if reach <= settings.search_mm:
-            continue
-        if strength is None:
-            strength = cv2.integral(comb(), sdepth=cv2.CV_64F)
-        wide = replace(lines, integral=strength, settings=replace(settings, search_mm=reach),
-                       left_view=[])
-        profiles, _, _, along, ok = _profiles(wide, pos.ravel(), lo.ravel(), hi.ravel(),
-                                              np.full(pos.size, axis == 0))
-        profiles = np.where(ok[:, None], profiles, 0.0).reshape(len(slots), 2, -1).sum(axis=1)
-        along = np.where(ok, along, 0).reshape(len(slots), 2).sum(axis=1)
-        half = (profiles.shape[1] - 1) // 2
-        todo = [i for i in range(len(slots)) if unplaced[axis][i]]
-        members = [np.flatnonzero(same[i] & near[i]) for i in todo]
-        combs = np.stack([profiles[m].sum(axis=0) for m in members])
-        peak = _comb_peaks(combs, np.array([along[m].sum() for m in members]), settings)
-        offsets[todo, axis] = (peak - half) / lines.px_per_mm
-    redo = [i for i in range(len(slots)) if not np.isnan(offsets[i]).all()]
-    if strength is None or not redo:
+        if masked is None:
+            masked = replace(lines, integral=cv2.integral(comb(), sdepth=cv2.CV_64F),
+                             left_view=[])
+        offsets[todo, axis] = _comb_offsets(masked, geom, boxes, axis, todo)
+    redo = [i for i in range(len(raw)) if not np.isnan(offsets[i]).all()]
+    if masked is None or not redo:
         return raw
+    inset = geom.inset_mm
     ox, oy = (np.nan_to_num(offsets[redo, k]) for k in (0, 1))
     # The cell's own lines, on the same strength: away from ink.
-    found = _search(replace(lines, integral=strength, left_view=[]), boxes[redo], inset, ox, oy)
+    found = _search(masked, boxes[redo], inset, ox, oy)
     out = [list(e) for e in raw]
     for axis, (a, b) in enumerate(((0, 1), (2, 3))):
         placed = [(i, edges) for i, edges in zip(redo, found, strict=True)
@@ -643,6 +619,41 @@ def _comb_seeded(lines: _Lines, geom: SheetGeometry, boxes: np.ndarray, raw: Lin
         for i, edges in placed:
             out[i][a], out[i][b] = edges[a], edges[b]
     return out
+
+
+def _comb_offsets(lines: _Lines, geom: SheetGeometry, boxes: np.ndarray, axis: int,
+                  todo: list[int]) -> np.ndarray:
+    """The offset (mm, NaN: none) on `axis` of the comb of each `todo` slot's column's
+    (row's) lines within comb_span_mm, looked for up to comb_mm off (under
+    comb_pitch_share of the spacing); `lines`: the strength away from ink."""
+    settings, slots, inset = lines.settings, geom.slots, geom.inset_mm
+    x, y, w, h = (boxes[:, k] for k in range(4))
+    # Horizontal lines (axis 1) stack down a column; vertical ones (axis 0) along a row.
+    if axis == 0:
+        pos = np.stack([x - inset, x + w + inset], 1)
+        lo, hi = np.stack([y, y], 1), np.stack([y + h, y + h], 1)
+        same = np.array([[a.row == b.row for b in slots] for a in slots])
+        centre, pitch = x + w / 2, w + 2 * inset
+    else:
+        pos = np.stack([y - inset, y + h + inset], 1)
+        lo, hi = np.stack([x, x], 1), np.stack([x + w, x + w], 1)
+        same = np.array([[(a.side, a.column) == (b.side, b.column) for b in slots]
+                         for a in slots])
+        centre, pitch = y + h / 2, h + 2 * inset
+    near = np.abs(centre[:, None] - centre[None, :]) <= settings.comb_span_mm
+    reach = min(settings.comb_mm, settings.comb_pitch_share * float(pitch.min()))
+    if reach <= settings.search_mm:
+        return np.full(len(todo), np.nan)
+    wide = replace(lines, settings=replace(settings, search_mm=reach), left_view=[])
+    profiles, _, _, along, ok = _profiles(wide, pos.ravel(), lo.ravel(), hi.ravel(),
+                                          np.full(pos.size, axis == 0))
+    profiles = np.where(ok[:, None], profiles, 0.0).reshape(len(slots), 2, -1).sum(axis=1)
+    along = np.where(ok, along, 0).reshape(len(slots), 2).sum(axis=1)
+    half = (profiles.shape[1] - 1) // 2
+    members = [np.flatnonzero(same[i] & near[i]) for i in todo]
+    combs = np.stack([profiles[m].sum(axis=0) for m in members])
+    peak = _comb_peaks(combs, np.array([along[m].sum() for m in members]), settings)
+    return (peak - half) / lines.px_per_mm
 
 
 def _comb_peaks(combs: np.ndarray, along: np.ndarray, settings: LineSearchSettings
@@ -808,6 +819,19 @@ def _drop_inconsistent(shift: Lines, neighbours: np.ndarray, settings: Placement
             if worst_at < 0:
                 break
             out[worst_at][axis] = None
+    return out
+
+
+def _without_lone_finds(shift: Lines, settings: PlacementSettings) -> Lines:
+    """The shifts without those of an axis on which fewer than min_placed cells were placed
+    by their own lines: no neighbour vouches for so few, and each would move every other
+    cell of the sheet by its offset (pub 12000000-101: one cell's "lines" 3.8 mm off in a
+    grid washed out, and the whole sheet with it)."""
+    out = [list(sh) for sh in shift]
+    for axis in (0, 1):
+        if 0 < sum(sh[axis] is not None for sh in out) < settings.min_placed:
+            for sh in out:
+                sh[axis] = None
     return out
 
 
