@@ -765,7 +765,8 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
     if strict and share < search.min_lines_found:
         raise UnreadableSheetError(GRID_MISSING, reason=Reason.GRID_MISSING)
     neighbours = _neighbours(slots)
-    return _place(slots, raw, _drop_inconsistent(shift, neighbours, settings), neighbours,
+    shift = _without_lone_finds(_drop_inconsistent(shift, neighbours, settings), settings)
+    return _place(slots, raw, shift, neighbours,
                   settings)
 
 

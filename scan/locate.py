@@ -229,8 +229,8 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
                settings: LocateSettings = LOCATE) -> tuple[MarkerHit, ...]:
     """`markers` and those found where the best-fitting page frames put the missing ones
     (see LocateSettings.look_again_zoom), when only two were found (three marks already
-    name the layout and place the sheet: a fourth is not worth the 0.14 s the look costs,
-    a finger on a mark, sample 11); a find that would not fit the frame
+    name the layout: a fourth is looked for by its shape alone, look_for_fourth, not by
+    this 0.14 s look, a finger on a mark, sample 11); a find that would not fit the frame
     with the others is no mark. Where neither is decoded there, both may still be found by
     their shape and matched to the one id pair that fits (scan.blurred_marks)."""
     if len(markers) != 2 or not fits:
@@ -256,6 +256,23 @@ def look_again(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits,
         shaped = find_blurred_marks(gray, {c: (m.id, m.corners) for c, m in found.items()
                                            if c is not None}, fits) or _from_either(gray, found)
         found.update({c: MarkerHit(i, pts, matched=True) for c, (i, pts) in shaped.items()})
+    return tuple(found[c] for c in sorted(c for c in found if c is not None))
+
+
+def look_for_fourth(image: np.ndarray, markers: tuple[MarkerHit, ...], fits: Fits
+                    ) -> tuple[MarkerHit, ...]:
+    """`markers` and the fourth, found by its shape, where three were decoded
+    (scan.blurred_marks.find_fourth): a homography of three marks leaves the fourth corner
+    several mm off on a bent or tilted sheet."""
+    if len(markers) != 3 or not fits or any(m.corner is None for m in markers):
+        return markers
+    from escalero.scan.blurred_marks import find_fourth
+
+    gray = gray_of(image)
+    shaped = find_fourth(gray, {m.corner: (m.id, m.corners) for m in markers
+                                if m.corner is not None}, fits)
+    found = {m.corner: m for m in markers}
+    found.update({c: MarkerHit(i, pts, matched=True) for c, (i, pts) in shaped.items()})
     return tuple(found[c] for c in sorted(c for c in found if c is not None))
 
 
@@ -569,7 +586,10 @@ def _drop_stray_marker(geom: SheetGeometry, used: tuple[MarkerHit, ...], hom: np
     markers a little too, so only a gross misfit is dropped; the grid check catches the rest.
     """
     best = None
-    for skip in used:
+    # A mark found by its shape (matched) is the likelier stray: where one is among the
+    # four, only it may be left out (pub 12000000-032: a bent sheet's decoded mark was
+    # dropped for a matched one, and its cells moved 3 mm).
+    for skip in [h for h in used if h.matched] or used:
         rest = tuple(h for h in used if h is not skip)
         r_src, r_dst = _marker_correspondences(geom, rest)
         r_hom, r_err = _fit(r_src, r_dst)

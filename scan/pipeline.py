@@ -430,6 +430,11 @@ def _locate(image: np.ndarray, timer: _Timer, settings: locate.LocateSettings) -
             markers = found["markers"] = locate.look_from_one(gray, markers)
         with timer.stage("layout"):
             fits = locate.frame_fits(markers, page_frames(), settings)
+    if len(markers) == 3 and fits:  # the fourth by its shape: three fix the plane poorly
+        with timer.stage("markers"):
+            markers = found["markers"] = locate.look_for_fourth(gray, markers, fits)
+        with timer.stage("layout"):
+            fits = locate.frame_fits(markers, page_frames(), settings)
     if len(markers) == 2:  # a second look where the marks found put the others
         with timer.stage("markers"):
             markers = found["markers"] = locate.look_again(gray, markers, fits, settings)

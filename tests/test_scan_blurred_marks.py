@@ -295,3 +295,32 @@ def test_two_decoded_marks_fall_back_on_either_one_finding_the_rest() -> None:
     # A decoded mark the three do not hold as read (another id) is no confirmation.
     wrong = {2: found[2], 3: locate.MarkerHit(found[3].id + 1, found[3].corners)}
     assert locate._from_either(gray, wrong) == {}
+
+
+def test_three_decoded_marks_find_the_fourth_by_its_shape() -> None:
+    """One far mark too blurred to decode: the three decoded ones find it where their frame
+    puts it and read it as the one id their check digit leaves, at its place in the photo."""
+    page = written_sheet(THREE, ENTRIES, "T-1", PPM)
+    _blur_mark(page, THREE, 0)
+    photo, hom = _photo(page)
+    first = locate.find_markers(photo)
+    assert [m.corner for m in first] == [1, 2, 3]
+    four = locate.look_for_fourth(photo, first, locate.frame_fits(first, page_frames()))
+    assert [m.id for m in four] == list(marker_ids(THREE))
+    assert [m.matched for m in four] == [True, False, False, False]
+    mark = geometry_for(THREE).marker_at(0)
+    assert mark is not None
+    true = cv2.perspectiveTransform(np.float32([mark.corners]) * PPM, hom)[0]
+    assert float(np.abs(four[0].corners - true).max()) < 1.5
+
+
+def test_a_plain_dark_square_is_no_fourth_mark() -> None:
+    """A black square in the fourth mark's place has a mark's shape, not its id."""
+    page = written_sheet(THREE, ENTRIES, "T-1", PPM)
+    x0, y0, x1, y1 = _mark_box(0)
+    page[y0:y1, x0:x1] = 0
+    photo, _ = _photo(page)
+    first = locate.find_markers(photo)
+    assert [m.corner for m in first] == [1, 2, 3]
+    assert locate.look_for_fourth(photo, first, locate.frame_fits(first, page_frames())) \
+        == first

@@ -195,3 +195,16 @@ def test_a_grid_further_off_than_the_search_is_found_by_its_comb(page) -> None:
 def test_the_comb_is_no_wider_than_a_row_allows() -> None:
     with pytest.raises(ValueError, match="comb"):
         LineSearchSettings(comb_pitch_share=0.5)
+
+
+def test_a_lone_find_does_not_move_the_sheet() -> None:
+    """Two cells placed by their own lines on an axis (a washed-out grid's stray "lines")
+    place nobody: each would move every other cell by its offset. Three do."""
+    from escalero.scan.grid import PLACEMENT, _without_lone_finds
+
+    two = [[1.5, None], [1.4, 0.2], [None, 0.3], [None, 0.1], [None, None]]
+    kept = _without_lone_finds(two, PLACEMENT)
+    assert [sh[0] for sh in kept] == [None] * 5
+    assert [sh[1] for sh in kept] == [None, 0.2, 0.3, 0.1, None]
+    with pytest.raises(ValueError, match="min_placed"):
+        PlacementSettings(min_placed=0)
