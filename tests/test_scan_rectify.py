@@ -8,7 +8,7 @@ from escalero.scan import locate
 from escalero.scan.geometry import geometry_for
 from escalero.scan.grid import LineSearchSettings, PlacementSettings, snap_slots
 from escalero.scan.pipeline import ScanOptions, scan_image
-from escalero.scan.rectify import RECTIFY, RectifySettings, rectify
+from escalero.scan.rectify import RECTIFY, Rectified, RectifySettings, rectify
 from escalero.scoring.errors import Reason, UnreadableSheetError
 from escalero.sheets.layout import LayoutSpec
 from scan_support import photo_with_truth, written_sheet
@@ -151,17 +151,23 @@ def test_a_red_hand_near_the_lines_is_not_taken_for_them(page) -> None:
     assert dy == pytest.approx(-1.4, abs=0.3)
 
 
-def test_a_faint_grid_blurred_over_a_mm_is_found_by_its_summed_profile(page) -> None:
-    """Lines half faded and blurred (pub photos: a pink grid a person sees, whose redness
-    per pixel the blur has spread under min_line_strength) are found summed over 1 mm:
-    the cells land on them, 0.5 mm from the homography's place."""
+def _faint_grid(page: np.ndarray, blur: float, dy_mm: float) -> Rectified:
+    """The sheet with its grid print half faded, photographed blurred by `blur` px and
+    flattened by a homography `dy_mm` off its true place."""
     faint = page.astype(np.float32)
     grid_print = faint[:, :, 2] > faint[:, :, 1] + 20
     faint[grid_print] += (255.0 - faint[grid_print]) * 0.5
     photo, hom = photo_with_truth(faint.astype(np.uint8), size=(1500, 2000), angle=4,
-                                  scale=0.85, blur=1.5)
-    off = _true_hom(hom) @ np.array([[1, 0, 0.0], [0, 1, 0.5], [0, 0, 1.0]])
-    rect = rectify(photo, off, GEOM)
+                                  scale=0.85, blur=blur)
+    off = _true_hom(hom) @ np.array([[1, 0, 0.0], [0, 1, dy_mm], [0, 0, 1.0]])
+    return rectify(photo, off, GEOM)
+
+
+def test_a_faint_grid_blurred_over_a_mm_is_found_by_its_summed_profile(page) -> None:
+    """Lines half faded and blurred (pub photos: a pink grid a person sees, whose redness
+    per pixel the blur has spread under min_line_strength) are found summed over 1 mm:
+    the cells land on them, 0.5 mm from the homography's place."""
+    rect = _faint_grid(page, blur=1.5, dy_mm=0.5)
     sharp_only = PlacementSettings(lines=LineSearchSettings(blurred_line_mm=0.0))
     sharp = snap_slots(rect, GEOM, strict=False, settings=sharp_only)
     assert np.mean([s.edges_found for s in sharp]) < 2.0
@@ -177,13 +183,7 @@ def test_a_grid_further_off_than_the_search_is_found_by_its_comb(page) -> None:
     marks: pub photos whose every cell was 3-4 mm off) is beyond each cell's own search;
     the lines of a column (row) summed at their printed spacing find it, and each cell
     its own lines around that."""
-    faint = page.astype(np.float32)
-    grid_print = faint[:, :, 2] > faint[:, :, 1] + 20
-    faint[grid_print] += (255.0 - faint[grid_print]) * 0.5
-    photo, hom = photo_with_truth(faint.astype(np.uint8), size=(1500, 2000), angle=4,
-                                  scale=0.85, blur=1.0)
-    off = _true_hom(hom) @ np.array([[1, 0, 0.0], [0, 1, 4.0], [0, 0, 1.0]])
-    rect = rectify(photo, off, GEOM)
+    rect = _faint_grid(page, blur=1.0, dy_mm=4.0)
     no_comb = PlacementSettings(lines=LineSearchSettings(comb_mm=0.0))
     assert np.mean([s.own[1] for s in snap_slots(rect, GEOM, False, no_comb)]) < 0.1
     snapped = snap_slots(rect, GEOM, strict=False)
