@@ -78,11 +78,11 @@ class LineSearchSettings:
     # The summed profile's line must stand this far over its noise (twice line_snr: the
     # faded grids' spurious finds stood 10-20 over theirs). Set by hand with the above.
     blurred_line_snr: float = 10.0
-    # The cells the first search leaves unplaced are searched again around the offset of
-    # their column's (row's) lines within comb_span_mm summed as one comb, looked for up to
-    # comb_mm off, and never beyond comb_pitch_share of the cells' spacing (0: not looked
-    # for). Set by hand on pub photos 11500000-020 and 12000000-101 (a visible grid 3-4 mm
-    # from the homography's place).
+    # The cells the first search and the spread leave unplaced are searched again around
+    # the offset of their column's (row's) lines within comb_span_mm summed as one comb,
+    # looked for up to comb_mm off, and never beyond comb_pitch_share of the cells'
+    # spacing (0: not looked for). Set by hand on pub photos 11500000-020 and
+    # 12000000-101 (a visible grid 3-4 mm from the homography's place).
     comb_mm: float = 6.0
     comb_span_mm: float = 40.0
     comb_pitch_share: float = 0.4
@@ -530,10 +530,12 @@ def _find_lines(lines: _Lines, geom: SheetGeometry,
     if lines.settings.blurred_line_mm > 0:
         lines, raw = _blurred_or_not(lines, boxes, geom.inset_mm, raw)
     stretch = lines.settings.max_stretch_mm
-    if lines.settings.comb_mm > 0 and comb is not None:
-        raw = _comb_seeded(lines, geom, boxes, raw, comb)
-    shift: Lines = [[_pair_shift(e, 0, 1, stretch), _pair_shift(e, 2, 3, stretch)] for e in raw]
-    seeds = min(sum(sh[axis] is not None for sh in shift) for axis in (0, 1))
+
+    def shifts(edges: Lines) -> Lines:
+        return [[_pair_shift(e, 0, 1, stretch), _pair_shift(e, 2, 3, stretch)] for e in edges]
+
+    shift = shifts(raw)
+    seeds = [sum(sh[axis] is not None for sh in shift) for axis in (0, 1)]
     neighbours = _neighbours(geom.slots)
     memo: dict[tuple[int, float, float], list[float | None]] = {}
 
@@ -545,15 +547,33 @@ def _find_lines(lines: _Lines, geom: SheetGeometry,
                                       np.array([oy]))[0]
         return list(memo[i, ox, oy])
 
-    for _ in range(len(boxes)):
+    _spread_all(search, raw, shift, neighbours, lines.settings)
+    # The comb only where the spread left cells unplaced: a region of the grid it cannot
+    # reach (most sheets have none, and pay nothing for it).
+    if lines.settings.comb_mm > 0 and comb is not None and \
+            any(sh[0] is None or sh[1] is None for sh in shift):
+        combed = _comb_seeded(lines, geom, boxes, raw, comb)
+        new = shifts(combed)
+        found = [sum(a[axis] is None and b[axis] is not None
+                     for a, b in zip(shift, new, strict=True)) for axis in (0, 1)]
+        if any(found):
+            raw, shift = combed, new
+            seeds = [s + f for s, f in zip(seeds, found, strict=True)]
+            _spread_all(search, raw, shift, neighbours, lines.settings)
+    return raw, shift, min(seeds)
+
+
+def _spread_all(search: Callable[[int, float, float], list[float | None]], raw: Lines,
+                shift: Lines, neighbours: np.ndarray, settings: LineSearchSettings) -> None:
+    """_spread_to every unplaced slot, round after round, until no round places one."""
+    for _ in range(len(raw)):
         progress = False
-        for i in range(len(boxes)):
+        for i in range(len(raw)):
             if shift[i][0] is None or shift[i][1] is None:
                 progress |= _spread_to(search, i, raw, shift, np.flatnonzero(neighbours[i]),
-                                       lines.settings)
+                                       settings)
         if not progress:
             break
-    return raw, shift, seeds
 
 
 def _blurred_or_not(lines: _Lines, boxes: np.ndarray, inset: float, raw: Lines
@@ -574,8 +594,9 @@ def _blurred_or_not(lines: _Lines, boxes: np.ndarray, inset: float, raw: Lines
 
 def _comb_seeded(lines: _Lines, geom: SheetGeometry, boxes: np.ndarray, raw: Lines,
                  comb: Callable[[], np.ndarray]) -> Lines:
-    """The first search's edges, with the cells it left unplaced searched again around
-    the offset of the comb of their column's (row's) lines nearby.
+    """The edges found so far, with the cells still unplaced (by the first search or the
+    spread from their neighbours) searched again around the offset of the comb of their
+    column's (row's) lines nearby.
 
     Where the homography puts a whole region of the grid more than search_mm off (a bent
     sheet placed by blurred marks: pub 11500000-020, 12000000-101, 3-4 mm), no cell of it
