@@ -423,13 +423,17 @@ def _peaks(profiles: np.ndarray, along: np.ndarray, settings: LineSearchSettings
     # falls under min_line_strength though its sum across the line is the same. Summed
     # over the blur's width, the profile shows it again (a matched filter), and its noise
     # less (the grain averages out).
-    half = width // 2
-    padded = np.pad(profiles[missing], ((0, 0), (half + 1, width - 1 - half)))
-    running = np.cumsum(padded, axis=1)
-    summed = running[:, width:] - running[:, :-width]  # each px and its width - 1 neighbours
-    peak[missing] = _sharp_peaks(summed, along[missing], settings, margin=half,
-                                 snr=settings.blurred_line_snr)
+    peak[missing] = _sharp_peaks(_summed(profiles[missing], width), along[missing], settings,
+                                 margin=width // 2, snr=settings.blurred_line_snr)
     return peak
+
+
+def _summed(profiles: np.ndarray, width: int) -> np.ndarray:
+    """Each profile px summed with its width - 1 neighbours (centred), the same length."""
+    half = width // 2
+    padded = np.pad(profiles, ((0, 0), (half + 1, width - 1 - half)))
+    running = np.cumsum(padded, axis=1)
+    return running[:, width:] - running[:, :-width]
 
 
 def _sharp_peaks(profiles: np.ndarray, along: np.ndarray, settings: LineSearchSettings,
@@ -552,7 +556,7 @@ def _find_lines(lines: _Lines, geom: SheetGeometry,
     # reach (most sheets have none, and pay nothing for it).
     if lines.settings.comb_mm > 0 and comb is not None and \
             any(sh[0] is None or sh[1] is None for sh in shift):
-        combed = _comb_seeded(lines, geom, boxes, raw, comb)
+        combed = _comb_seeded(lines, geom, boxes, raw, shift, comb)
         new = shifts(combed)
         found = [sum(a[axis] is None and b[axis] is not None
                      for a, b in zip(shift, new, strict=True)) for axis in (0, 1)]
@@ -593,10 +597,10 @@ def _blurred_or_not(lines: _Lines, boxes: np.ndarray, inset: float, raw: Lines
 
 
 def _comb_seeded(lines: _Lines, geom: SheetGeometry, boxes: np.ndarray, raw: Lines,
-                 comb: Callable[[], np.ndarray]) -> Lines:
+                 shift: Lines, comb: Callable[[], np.ndarray]) -> Lines:
     """The edges found so far, with the cells still unplaced (by the first search or the
     spread from their neighbours) searched again around the offset of the comb of their
-    column's (row's) lines nearby.
+    column's (row's) lines nearby (`shift`: the per-axis shifts so far, None unplaced).
 
     Where the homography puts a whole region of the grid more than search_mm off (a bent
     sheet placed by blurred marks: pub 11500000-020, 12000000-101, 3-4 mm), no cell of it
@@ -610,7 +614,7 @@ def _comb_seeded(lines: _Lines, geom: SheetGeometry, boxes: np.ndarray, raw: Lin
     """
     settings = lines.settings
     stretch = settings.max_stretch_mm
-    unplaced = [[_pair_shift(e, a, b, stretch) is None for e in raw] for a, b in ((0, 1), (2, 3))]
+    unplaced = [[sh[axis] is None for sh in shift] for axis in (0, 1)]
     offsets = np.full((len(raw), 2), np.nan)
     masked: _Lines | None = None
     for axis in (0, 1):
@@ -684,12 +688,9 @@ def _comb_peaks(combs: np.ndarray, along: np.ndarray, settings: LineSearchSettin
     within 1 mm of the window's ends (a slope into it from something past the search:
     where ink is taken off, the profile is flat but for that)."""
     width = int(round(settings.blurred_line_mm * settings.px_per_mm))
-    half = width // 2
     if width >= 2:
-        padded = np.pad(combs, ((0, 0), (half + 1, width - 1 - half)))
-        running = np.cumsum(padded, axis=1)
-        combs = running[:, width:] - running[:, :-width]
-    margin = max(half, int(round(settings.px_per_mm)))
+        combs = _summed(combs, width)
+    margin = max(width // 2, int(round(settings.px_per_mm)))
     return _sharp_peaks(combs, along, settings, margin=margin, snr=settings.blurred_line_snr)
 
 
@@ -787,8 +788,7 @@ def snap_slots(page: np.ndarray | Rectified, geom: SheetGeometry, strict: bool =
         raise UnreadableSheetError(GRID_MISSING, reason=Reason.GRID_MISSING)
     neighbours = _neighbours(slots)
     shift = _without_lone_finds(_drop_inconsistent(shift, neighbours, settings), settings)
-    return _place(slots, raw, shift, neighbours,
-                  settings)
+    return _place(slots, raw, shift, neighbours, settings)
 
 
 def _best_kind(view: PageView, geom: SheetGeometry, settings: LineSearchSettings
