@@ -5,7 +5,9 @@ total to stand out draws round it. The network reads the ring as digits: a circl
 630, a circled 4 as struck (benchmarks.real: 18 circled totals, none read right). A ring is
 a closed stroke with writing inside its hole and none of it touching: the writing inside
 is what the cell holds. A written 0 is a closed stroke too, but with nothing in it, and a
-loop of a digit (6, 8, 9) has a stroke through its side, so neither is taken for one.
+loop of a digit (6, 8, 9) has a stroke through its side, so neither is taken for one. A
+quick hand often draws the ring into the digit: then ring and writing are one stroke, told
+apart by the ring's outline (the writing lies well within it).
 
 The recognizer reads an unsure cell with such a ring again without it (scan.recognize).
 The shares below are set by hand from what a ring is (it spans most of the box, follows its
@@ -54,14 +56,29 @@ class RingSettings:
     # A ring is round: its axes' ratio at least this (a lone stroke's outline is a thin
     # ellipse).
     min_round: float = 0.45
+    # A ring with the writing inside touching it is one stroke: at least min_touching_ring
+    # of its pixels lie along the outline, and what lies within it (the writing) is not one
+    # straight stroke: across it, at least min_inside_width of its length (a 0 struck
+    # through: a strike, not a 1 in a ring).
+    min_touching_ring: float = 0.5
+    min_inside_width: float = 0.25
+    # The writing starts this many of the ring's stroke widths in from its outline.
+    ring_widths: float = 1.5
+    # A touching ring's outline shows at most this many gaps (a quick hand leaves one where
+    # the pen starts and ends). Digits written close together (a 131) make a round outline
+    # too, broken where one digit meets the next.
+    max_gaps_touching: int = 1
 
     def __post_init__(self) -> None:
         if not (0.0 < self.min_height < 1.0 and 0.0 < self.min_cover <= 1.0
                 and 0.0 < self.near < 0.5 and 0.0 < self.min_shown <= 1.0
                 and 0.0 < self.within < 1.0 and 0.0 < self.along < 1.0
                 and 0.0 < self.min_along <= 1.0 and 0.0 < self.inside_share <= 1.0
-                and 0.0 < self.min_inside < 1.0 and 0.0 < self.min_round <= 1.0):
-            raise ValueError("rings: need shares in (0, 1] and within < 1")
+                and 0.0 < self.min_inside < 1.0 and 0.0 < self.min_round <= 1.0
+                and 0.0 < self.min_touching_ring <= 1.0 and 0.0 < self.min_inside_width < 1.0
+                and self.ring_widths > 0.0 and self.max_gaps_touching >= 0):
+            raise ValueError("rings: need shares in (0, 1], within < 1, ring_widths > 0 and "
+                             "max_gaps_touching >= 0")
 
 
 RINGS = RingSettings()
@@ -74,7 +91,8 @@ def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     """A mask (at the crop's resolution) of a ring drawn round the writing in a crop, or
     None if there is none. The strokes are found as scan.edge_ink finds them; the ring is
     an ellipse fitted to the outline of the largest stroke, or of the two largest (a ring
-    drawn in two strokes, or with a gap)."""
+    drawn in two strokes, or with a gap), or the part of the largest stroke along its
+    outline (the writing touches the ring)."""
     found = ink_at_scale(image, ink)
     if found is None:
         return None
@@ -84,14 +102,16 @@ def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
         return None
     order = 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA])
     box_h = box_px[3] * scale
-    for parts in [[order[0]], list(order[:2])][:n - 1]:  # two only where there are two
-        ring = _ring(labels, parts, stats, box_h, settings)
-        if ring is not None:
-            full = cv2.resize(ring, (image.shape[1], image.shape[0]),
-                              interpolation=cv2.INTER_NEAREST)
-            rim = ink.rim_px
-            return cv2.dilate(full, np.ones((rim, rim), np.uint8)) > 0
-    return None
+    tries = [[order[0]], list(order[:2])][:n - 1]  # two only where there are two
+    ring = next((r for parts in tries if (r := _ring(labels, parts, stats, box_h, settings))
+                 is not None), None)
+    if ring is None:
+        ring = _touching_ring(labels == order[0], box_h, settings)
+    if ring is None:
+        return None
+    full = cv2.resize(ring, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_NEAREST)
+    rim = ink.rim_px
+    return cv2.dilate(full, np.ones((rim, rim), np.uint8)) > 0
 
 
 def _fitted(part: np.ndarray, rounds: int = 3, keep: float = 0.75
@@ -133,38 +153,13 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
             >= settings.min_inside * settings.min_height * box_h]
     if not tall:
         return None
-    strong = (labels > 0).astype(np.uint8)
     ring = np.isin(labels, parts).astype(np.uint8)
-    fit = _fitted(ring)
-    if fit is None:
+    outline = _outline(ring, box_h, settings)
+    if outline is None:
         return None
-    (cx, cy), (d1, d2), angle = fit
-    a, b = d1 / 2, d2 / 2
-    if min(a, b) <= 2 or min(a, b) < settings.min_round * max(a, b):
+    size, height, _, _ = outline
+    if not any(stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height for k in tall):
         return None
-    t = np.deg2rad(angle)
-    cos_t, sin_t = np.cos(t), np.sin(t)
-    # The ellipse's height on the page: its extent along y.
-    height = 2 * np.sqrt((a * sin_t) ** 2 + (b * cos_t) ** 2)
-    if height < settings.min_height * box_h or not any(
-            stats[k, cv2.CC_STAT_HEIGHT] >= settings.min_inside * height for k in tall):
-        return None
-    xs = cx + a * np.cos(_ANGLES) * cos_t - b * np.sin(_ANGLES) * sin_t
-    ys = cy + a * np.cos(_ANGLES) * sin_t + b * np.sin(_ANGLES) * cos_t
-    h, w = strong.shape
-    on = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    if on.mean() < settings.min_shown:
-        return None  # mostly outside the crop: nothing to tell a ring by
-    # Along the outline, the ring's own strokes (not the writing inside, nor a neighbour).
-    gaps = cv2.distanceTransform(1 - ring, cv2.DIST_L2, 3)  # px to the ring's ink
-    near = gaps[ys[on].astype(int), xs[on].astype(int)] <= settings.near * 2 * min(a, b) + 1
-    if near.mean() < settings.min_cover:
-        return None
-    # Each pixel's size relative to the ellipse (1 on it, 0 at its centre).
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    u = ((xx - cx) * cos_t + (yy - cy) * sin_t) / a
-    v = (-(xx - cx) * sin_t + (yy - cy) * cos_t) / b
-    size = np.sqrt(u * u + v * v)
     # The ring's strokes lie along its outline: a digit's (the 2 and the 6 of a 216, fitted
     # together round its 1) leave it.
     ring_size = size[ring > 0]
@@ -179,6 +174,89 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
     # The ring's strokes whole (the writing inside is apart from them): a tail where the
     # pen lifted, or the ring's part past the crop, would read as digits.
     return ring
+
+
+def _outline(ring: np.ndarray, box_h: float, settings: RingSettings
+             ) -> tuple[np.ndarray, float, float, int] | None:
+    """Where the outline of the strokes `ring` (uint8 mask) is a ring's, tall and round
+    enough and covered by them all round where the crop shows it: each pixel's size
+    relative to its ellipse (1 on it, 0 at its centre), the ellipse's height, its smaller
+    half-axis (px) and the gaps in the strokes along it; else None."""
+    fit = _fitted(ring)
+    if fit is None:
+        return None
+    (cx, cy), (d1, d2), angle = fit
+    a, b = d1 / 2, d2 / 2
+    if min(a, b) <= 2 or min(a, b) < settings.min_round * max(a, b):
+        return None
+    t = np.deg2rad(angle)
+    cos_t, sin_t = np.cos(t), np.sin(t)
+    # The ellipse's height on the page: its extent along y.
+    height = 2 * np.sqrt((a * sin_t) ** 2 + (b * cos_t) ** 2)
+    if height < settings.min_height * box_h:
+        return None
+    xs = cx + a * np.cos(_ANGLES) * cos_t - b * np.sin(_ANGLES) * sin_t
+    ys = cy + a * np.cos(_ANGLES) * sin_t + b * np.sin(_ANGLES) * cos_t
+    h, w = ring.shape
+    on = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    if on.mean() < settings.min_shown:
+        return None  # mostly outside the crop: nothing to tell a ring by
+    # Along the outline, the ring's own strokes (not the writing inside, nor a neighbour).
+    away = cv2.distanceTransform(1 - ring, cv2.DIST_L2, 3)  # px to the ring's ink
+    near = away[ys[on].astype(int), xs[on].astype(int)] <= settings.near * 2 * min(a, b) + 1
+    if near.mean() < settings.min_cover:
+        return None
+    covered = np.ones(len(_ANGLES), bool)  # where the crop cuts the outline: no gap known
+    covered[on] = near
+    gaps = int(np.count_nonzero(covered & ~np.roll(covered, -1)))  # covered, then not
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    u = ((xx - cx) * cos_t + (yy - cy) * sin_t) / a
+    v = (-(xx - cx) * sin_t + (yy - cy) * cos_t) / b
+    return np.sqrt(u * u + v * v), float(height), float(min(a, b)), gaps
+
+
+def _touching_ring(stroke: np.ndarray, box_h: float, settings: RingSettings
+                   ) -> np.ndarray | None:
+    """The ring's part of one stroke (bool mask) that is a ring with the writing inside
+    touching it, else None. A quick hand draws the ring into the digit (on the real golf
+    cards most circled numbers touch their ring). What lies well within the ring's outline
+    is the writing, the rest the ring; the writing must be tall and not one straight
+    stroke: a 0 struck through is a strike, and a 0's slash read alone a 1."""
+    part = stroke.astype(np.uint8)
+    outline = _outline(part, box_h, settings)
+    if outline is None:
+        return None
+    size, height, half_axis, gaps = outline
+    if gaps > settings.max_gaps_touching:
+        return None
+    ys, xs = np.nonzero(part)
+    rel = size[ys, xs]
+    if float(np.mean(np.abs(rel - 1.0) <= settings.along)) < settings.min_touching_ring:
+        return None  # mostly not along the outline: a digit's own shape (an 8, a 6)
+    # The ring's own stroke reaches this far in from its outline: a written 0's inner edge
+    # is no writing inside it.
+    width = _stroke_width(part)
+    edge = min(settings.within, 1.0 - settings.ring_widths * width / half_axis)
+    inner = rel < edge
+    iy, ix = ys[inner], xs[inner]
+    # Writing inside: at least a stroke min_inside of the ring's height tall (a written 0's
+    # inner edge leaves a few pixels).
+    if (len(iy) < settings.min_inside * height * width
+            or float(np.ptp(iy)) < settings.min_inside * height):
+        return None
+    spread = np.sqrt(np.clip(np.linalg.eigvalsh(np.cov(np.vstack([ix, iy]).astype(float))),
+                             0.0, None))
+    if spread[0] < settings.min_inside_width * spread[1]:
+        return None
+    return (part & (size >= edge)).astype(np.uint8)
+
+
+def _stroke_width(part: np.ndarray) -> float:
+    """The typical width (px) of the strokes of a mask: twice the median distance to their
+    edge along their ridges (where two strokes meet, the blob is wider)."""
+    dist = cv2.distanceTransform(part, cv2.DIST_L2, 3)
+    ridge = (dist > 0) & (dist >= cv2.dilate(dist, np.ones((3, 3), np.uint8)))
+    return 2.0 * float(np.median(dist[ridge])) if ridge.any() else 1.0
 
 
 def _enclosed(ring: np.ndarray, stat: np.ndarray) -> bool:

@@ -55,11 +55,12 @@ def test_no_ring_in_plain_writing(text: str) -> None:
     assert without_ring(_cell(text), BOX) is None
 
 
-@pytest.mark.parametrize("name", ["pub-216-no-ring", "mild-162-no-ring"])
+@pytest.mark.parametrize("name", ["pub-216-no-ring", "mild-162-no-ring", "mild6-131-no-ring"])
 def test_digits_side_by_side_round_another_are_no_ring(name: str) -> None:
     """Written totals of evaluation writers' glyphs on bench photos (fresh pub photo
-    9600000-146, mild 9900000-001): a 216's 2 and 6, and a 162's 1 and 2, fitted together,
-    make a round outline round the digit between them."""
+    9600000-146, mild 9900000-001, mild 6 sides 12200000-047): a 216's 2 and 6, and a 162's
+    1 and 2, fitted together, make a round outline round the digit between them; a 131's
+    digits touch, and their outline is round, broken where one meets the next."""
     from pathlib import Path
 
     crop = cv2.imread(str(Path(__file__).parent / "data" / "crops" / f"{name}.png"))
@@ -81,6 +82,10 @@ def test_settings_are_checked() -> None:
         RingSettings(within=1.1)
     with pytest.raises(ValueError):
         RingSettings(min_cover=0.0)
+    with pytest.raises(ValueError):
+        RingSettings(max_gaps_touching=-1)
+    with pytest.raises(ValueError):
+        RingSettings(min_inside_width=1.0)
 
 
 def test_a_cell_read_without_its_ring_is_never_certain() -> None:
@@ -89,3 +94,42 @@ def test_a_cell_read_without_its_ring_is_never_certain() -> None:
     (reading,) = reader.read([crop])
     assert "ring" in reading.why  # read again without it: the ring read as digits first
     assert not reading.certain
+
+
+def _touching(text: str, slash: bool = False) -> np.ndarray:
+    """A ring the writing touches: a stroke runs on from the digit into the ring (the
+    circled numbers of the real golf cards), or a 0 struck through."""
+    crop = _cell(text)
+    h, w = crop.shape[:2]
+    ink = (140, 60, 40)
+    cv2.ellipse(crop, (w // 2, h // 2), (40, 34), 0, 0, 360, ink, 3, cv2.LINE_AA)
+    if slash:
+        cv2.line(crop, (w // 2 + 24, h // 2 - 30), (w // 2 - 24, h // 2 + 30), ink, 4,
+                 cv2.LINE_AA)
+    else:
+        cv2.line(crop, (w // 2 + 12, h // 2 + 16), (w // 2 + 28, h // 2 + 23), ink, 3,
+                 cv2.LINE_AA)
+    return crop
+
+
+def test_a_ring_the_writing_touches_is_painted_over() -> None:
+    from escalero.scan.edge_ink import ink_at_scale
+
+    crop = _touching("3")
+    found = ink_at_scale(crop)
+    assert found is not None and cv2.connectedComponents(found[0])[0] == 2  # one stroke
+    mask = rings.ring_mask(crop, BOX)
+    assert mask is not None
+    h, w = crop.shape[:2]
+    assert mask[h // 2 - 34, w // 2] and mask[h // 2 + 34, w // 2]  # the ring's top, bottom
+    assert not mask[h // 2 - 10:h // 2 + 10, w // 2 - 5:w // 2 + 5].any()  # the 3's middle
+    reading = get_recognizer("default").read([CellCrop(crop, tuple(range(1, 10)), BOX)])[0]
+    assert reading.value == 3 and "ring" in reading.why and not reading.certain
+
+
+@pytest.mark.parametrize("slash", [True, False])
+def test_a_0_struck_through_or_alone_is_no_touching_ring(slash: bool) -> None:
+    """One stroke round a straight one is a 0 struck through (a strike), and a thick 0's
+    own inner edge is no writing inside it."""
+    crop = _touching("", slash=slash) if slash else _cell(zero=True)
+    assert without_ring(crop, BOX) is None
