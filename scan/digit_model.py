@@ -496,8 +496,9 @@ def decode(scores: CellScores, allowed: tuple[int, ...] | None,
     if allowed is not None:
         p_out = np.where(mask, 0.0, p_nums) * settings.out_of_row_prior
         kept = np.argpartition(p_out, -settings.outside_kept)[-settings.outside_kept:]
-        outside = tuple((int(v), float(p_out[v]) / total)
-                        for v in kept[np.argsort(p_out[kept])[::-1]] if p_out[v] > 0)
+        kept = kept[np.argsort(p_out[kept])[::-1]]
+        kept = kept[p_out[kept] > 0]
+        outside = tuple(zip(kept.tolist(), (p_out[kept] / total).tolist(), strict=True))
     return Decoded(ranked=tuple(cands), outside=outside)
 
 

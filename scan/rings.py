@@ -101,12 +101,12 @@ def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     if n < 2:
         return None
     order = 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA])
-    box_h = box_px[3] * scale
-    tries = [[order[0]], list(order[:2])][:n - 1]  # two only where there are two
-    ring = next((r for parts in tries if (r := _ring(labels, parts, stats, box_h, settings))
-                 is not None), None)
+    shapes = _Shapes(labels, box_px[3] * scale, settings)
+    tries = [[int(order[0])], [int(k) for k in order[:2]]][:n - 1]  # two only where two
+    ring = next((r for parts in tries if (r := _ring(shapes, parts, stats)) is not None),
+                None)
     if ring is None:
-        ring = _touching_ring(labels == order[0], box_h, settings)
+        ring = _touching_ring(shapes, [int(order[0])])
     if ring is None:
         return None
     full = cv2.resize(ring, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_NEAREST)
@@ -142,19 +142,39 @@ def _fitted(part: np.ndarray, rounds: int = 3, keep: float = 0.75
     return fit
 
 
-def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
-          settings: RingSettings) -> np.ndarray | None:
+Outline = tuple[np.ndarray, float, float, int]  # as _outline returns it
+
+
+class _Shapes:
+    """A crop's strokes (labels of cv2.connectedComponentsWithStats) and the outlines of
+    groups of them, each worked out once: a ring apart from the writing and a ring touching
+    it are looked for on the same largest stroke."""
+
+    def __init__(self, labels: np.ndarray, box_h: float, settings: RingSettings) -> None:
+        self.labels, self.box_h, self.settings = labels, box_h, settings
+        self._seen: dict[tuple[int, ...], tuple[np.ndarray, Outline | None]] = {}
+
+    def of(self, parts: list[int]) -> tuple[np.ndarray, Outline | None]:
+        """The strokes `parts` as a uint8 mask, and their outline (_outline)."""
+        key = tuple(parts)
+        if key not in self._seen:
+            mask = np.isin(self.labels, parts).astype(np.uint8)
+            self._seen[key] = (mask, _outline(mask, self.box_h, self.settings))
+        return self._seen[key]
+
+
+def _ring(shapes: _Shapes, parts: list[int], stats: np.ndarray) -> np.ndarray | None:
     """The ring's strokes (uint8 mask) where the outline of the strokes
     `parts` (labels of cv2.connectedComponentsWithStats) is a ring with writing of its own
     inside, else None."""
+    settings, box_h, labels = shapes.settings, shapes.box_h, shapes.labels
     # Writing inside must be a stroke of its own at least min_inside of the ring's height
     # tall, and the ring at least min_height of the box's: cheap to rule out first.
     tall = [k for k in range(1, len(stats)) if k not in parts and stats[k, cv2.CC_STAT_HEIGHT]
             >= settings.min_inside * settings.min_height * box_h]
     if not tall:
         return None
-    ring = np.isin(labels, parts).astype(np.uint8)
-    outline = _outline(ring, box_h, settings)
+    ring, outline = shapes.of(parts)
     if outline is None:
         return None
     size, height, _, _ = outline
@@ -176,8 +196,7 @@ def _ring(labels: np.ndarray, parts: list[int], stats: np.ndarray, box_h: float,
     return ring
 
 
-def _outline(ring: np.ndarray, box_h: float, settings: RingSettings
-             ) -> tuple[np.ndarray, float, float, int] | None:
+def _outline(ring: np.ndarray, box_h: float, settings: RingSettings) -> Outline | None:
     """Where the outline of the strokes `ring` (uint8 mask) is a ring's, tall and round
     enough and covered by them all round where the crop shows it: each pixel's size
     relative to its ellipse (1 on it, 0 at its centre), the ellipse's height, its smaller
@@ -215,15 +234,14 @@ def _outline(ring: np.ndarray, box_h: float, settings: RingSettings
     return np.sqrt(u * u + v * v), float(height), float(min(a, b)), gaps
 
 
-def _touching_ring(stroke: np.ndarray, box_h: float, settings: RingSettings
-                   ) -> np.ndarray | None:
-    """The ring's part of one stroke (bool mask) that is a ring with the writing inside
-    touching it, else None. A quick hand draws the ring into the digit (on the real golf
-    cards most circled numbers touch their ring). What lies well within the ring's outline
-    is the writing, the rest the ring; the writing must be tall and not one straight
-    stroke: a 0 struck through is a strike, and a 0's slash read alone a 1."""
-    part = stroke.astype(np.uint8)
-    outline = _outline(part, box_h, settings)
+def _touching_ring(shapes: _Shapes, stroke: list[int]) -> np.ndarray | None:
+    """The ring's part of one stroke (its label in a list) that is a ring with the
+    writing inside touching it, else None. A quick hand draws the ring into the digit (on
+    the real golf cards most circled numbers touch their ring). What lies well within the
+    ring's outline is the writing, the rest the ring; the writing must be tall and not one
+    straight stroke: a 0 struck through is a strike, and a 0's slash read alone a 1."""
+    settings = shapes.settings
+    part, outline = shapes.of(stroke)
     if outline is None:
         return None
     size, height, half_axis, gaps = outline
