@@ -64,6 +64,11 @@ class RingSettings:
     min_inside_width: float = 0.25
     # The writing starts this many of the ring's stroke widths in from its outline.
     ring_widths: float = 1.5
+    # A ring drawn round a number is taller than its digits, which a hand writes at 40-85%
+    # of the box's height (samples.handwriting): a touching ring spans at least this share
+    # of it. The circled numbers of the real golf cards span 0.87-1.33 of theirs; a 10 or a
+    # 12 blurred into one blob on pub photos (fresh 13100000-093, -194), 0.6.
+    min_height_touching: float = 0.8
     # A touching ring's outline shows at most this many gaps (a quick hand leaves one where
     # the pen starts and ends). Digits written close together (a 131) make a round outline
     # too, broken where one digit meets the next.
@@ -76,9 +81,10 @@ class RingSettings:
                 and 0.0 < self.min_along <= 1.0 and 0.0 < self.inside_share <= 1.0
                 and 0.0 < self.min_inside < 1.0 and 0.0 < self.min_round <= 1.0
                 and 0.0 < self.min_touching_ring <= 1.0 and 0.0 < self.min_inside_width < 1.0
-                and self.ring_widths > 0.0 and self.max_gaps_touching >= 0):
-            raise ValueError("rings: need shares in (0, 1], within < 1, ring_widths > 0 and "
-                             "max_gaps_touching >= 0")
+                and self.ring_widths > 0.0 and self.max_gaps_touching >= 0
+                and self.min_height_touching > 0.0):
+            raise ValueError("rings: need shares in (0, 1], within < 1, ring_widths and "
+                             "min_height_touching > 0, max_gaps_touching >= 0")
 
 
 RINGS = RingSettings()
@@ -245,7 +251,7 @@ def _touching_ring(shapes: _Shapes, stroke: list[int]) -> np.ndarray | None:
     if outline is None:
         return None
     size, height, half_axis, gaps = outline
-    if gaps > settings.max_gaps_touching:
+    if gaps > settings.max_gaps_touching or height < settings.min_height_touching * shapes.box_h:
         return None
     ys, xs = np.nonzero(part)
     rel = size[ys, xs]

@@ -55,12 +55,15 @@ def test_no_ring_in_plain_writing(text: str) -> None:
     assert without_ring(_cell(text), BOX) is None
 
 
-@pytest.mark.parametrize("name", ["pub-216-no-ring", "mild-162-no-ring", "mild6-131-no-ring"])
+@pytest.mark.parametrize("name", ["pub-216-no-ring", "mild-162-no-ring", "mild6-131-no-ring",
+                                  "pub-12-blob-no-ring", "pub-110-no-ring"])
 def test_digits_side_by_side_round_another_are_no_ring(name: str) -> None:
     """Written totals of evaluation writers' glyphs on bench photos (fresh pub photo
-    9600000-146, mild 9900000-001, mild 6 sides 12200000-047): a 216's 2 and 6, and a 162's
-    1 and 2, fitted together, make a round outline round the digit between them; a 131's
-    digits touch, and their outline is round, broken where one meets the next."""
+    9600000-146, mild 9900000-001, mild 6 sides 12200000-047, pub 13100000-093 and -194): a
+    216's 2 and 6, and a 162's 1 and 2, fitted together, make a round outline round the
+    digit between them; a 131's digits touch, and their outline is round, broken where one
+    meets the next; the 12 of a 112 blurred into one blob, and the 10 of a 110 whose 1
+    touches its 0, are as tall as digits, not a ring round one."""
     from pathlib import Path
 
     crop = cv2.imread(str(Path(__file__).parent / "data" / "crops" / f"{name}.png"))
