@@ -574,11 +574,9 @@ def find_fourth(gray: np.ndarray, known: dict[int, tuple[int, np.ndarray]],
     fit = next((f for f in fits if f[2] == frame), None)
     if fit is None:
         return {}
-    blob = None
-    for reach in (settings.reach, settings.wide_reach):
-        blob = _blob(gray, fit[1], frame.markers[corner].corners, settings, reach)
-        if blob is not None:
-            break
+    blob = next((b for reach in (settings.reach, settings.wide_reach)
+                 if (b := _blob(gray, fit[1], frame.markers[corner].corners, settings, reach))
+                 is not None), None)
     if blob is None:
         return {}
     corners = {**{c: pts for c, (_, pts) in known.items()}, corner: blob}

@@ -188,8 +188,7 @@ def _ring(shapes: _Shapes, parts: list[int], stats: np.ndarray) -> np.ndarray | 
         return None
     # The ring's strokes lie along its outline: a digit's (the 2 and the 6 of a 216, fitted
     # together round its 1) leave it.
-    ring_size = size[ring > 0]
-    if float(np.mean(np.abs(ring_size - 1.0) <= settings.along)) < settings.min_along:
+    if _along(size[ring > 0], settings) < settings.min_along:
         return None
     # Writing of its own inside: a stroke apart from the ring, well within it, tall
     # enough. A written 0 has none; a 6's or an 8's loop is one stroke with its outline.
@@ -255,7 +254,7 @@ def _touching_ring(shapes: _Shapes, stroke: list[int]) -> np.ndarray | None:
         return None
     ys, xs = np.nonzero(part)
     rel = size[ys, xs]
-    if float(np.mean(np.abs(rel - 1.0) <= settings.along)) < settings.min_touching_ring:
+    if _along(rel, settings) < settings.min_touching_ring:
         return None  # mostly not along the outline: a digit's own shape (an 8, a 6)
     # The ring's own stroke reaches this far in from its outline: a written 0's inner edge
     # is no writing inside it.
@@ -273,6 +272,12 @@ def _touching_ring(shapes: _Shapes, stroke: list[int]) -> np.ndarray | None:
     if spread[0] < settings.min_inside_width * spread[1]:
         return None
     return (part & (size >= edge)).astype(np.uint8)
+
+
+def _along(sizes: np.ndarray, settings: RingSettings) -> float:
+    """The share of stroke pixels (their sizes relative to the ring's ellipse) that lie
+    along its outline, within settings.along of it."""
+    return float(np.mean(np.abs(sizes - 1.0) <= settings.along))
 
 
 def _stroke_width(part: np.ndarray) -> float:
