@@ -19,8 +19,8 @@ from escalero.scoring.rulesets import ESCALERO_VARIANTS, get_ruleset
 
 MARGIN_PX = 15  # scan.rectify.CELL_MARGIN_MM (1.5 mm) at scan.rectify.PX_PER_MM (10 px/mm)
 # Bump when the cells drawn for the same seed change (a training cache keys on it).
-CELLS_VERSION = 3  # 2: grid lines as dark in the red channel as photos show them;
-# 3: a dark grid's bar may reach 3 mm into the box
+CELLS_VERSION = 4  # 2: grid lines as dark in the red channel as photos show them;
+# 3: a dark grid's bar may reach 3 mm into the box; 4: stroke writers' 1s with a long upstroke
 Entry = int | str | None
 
 

@@ -73,6 +73,10 @@ def _one(j: Jitter, lp: float) -> list[list[Stroke]]:
         [[top, foot]],
         [[j(0.2, 0.3), top, foot]],  # European flag
         [[j(0.18, 0.28), top, foot], [j(0.2, 1.0), j(0.85, 1.0)]],  # flag and base
+        # A long upstroke, as Austrians (and the real golf cards' writers) write a 1: from
+        # half-way down or lower, so that it is near a 7 without its bar or an open 4.
+        [[j(-0.2, 0.5), top, foot]],
+        [[j(-0.12, 0.7), top, foot]],
     ]
 
 
