@@ -362,7 +362,7 @@ class DigitModelRecognizer:
         second_logits = self._logits_of([clean for _, clean in again])
         second = self._decode_all(second_logits, cleaned, by="without a neighbour's stroke")
         out, used, logits = list(readings), list(crops), logits.copy()
-        changed = set()
+        leave_unsure = set()
         for k, ((i, _), reading) in enumerate(zip(again, second, strict=True)):
             if readings[i].certain:
                 if reading.value != readings[i].value:
@@ -370,12 +370,11 @@ class DigitModelRecognizer:
                                      "a neighbour's stroke at its edge")
             elif reading.value == readings[i].value:
                 out[i], used[i], logits[i] = reading, cleaned[k], second_logits[k]
-                if reading.certain and \
-                        reading.confidence < self.settings.neighbour_free_accept:
-                    out[i] = lowered(reading, f"{reading.why}; below "
-                                     f"{self.settings.neighbour_free_accept} read so only "
+                floor = self.settings.neighbour_free_accept
+                if reading.certain and reading.confidence < floor:
+                    out[i] = lowered(reading, f"{reading.why}; below {floor} read so only "
                                      "without a neighbour's stroke")
-                    changed.add(i)
+                    leave_unsure.add(i)
             elif (reading.confidence >= max(self.settings.neighbour_free_from,
                                             readings[i].confidence)
                   and digit_count(reading.value) >= digit_count(readings[i].value)):
@@ -384,8 +383,8 @@ class DigitModelRecognizer:
                 out[i] = lowered(reading, f"{reading.why}; reads {_said(readings[i].value)} "
                                  "with the stroke, so never certain by itself")
                 used[i], logits[i] = cleaned[k], second_logits[k]
-                changed.add(i)
-        return out, used, logits, changed
+                leave_unsure.add(i)
+        return out, used, logits, leave_unsure
 
     def _without_rings(self, crops: Sequence[CellCrop], readings: list[CellReading]
                        ) -> tuple[list[CellReading], set[int]]:
