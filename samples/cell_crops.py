@@ -41,6 +41,8 @@ class CellVariety:
     zero_strike: float = 0.0  # strikes written as a 0 or a slashed 0
     ring: float = 0.0  # numbers ringed, boxed or triangled; as many cells get a neighbour's
     # ring reaching in
+    continental: float = 0.0  # writers whose 1s have a long upstroke and 7s a crossbar
+    # (Writer.continental), in every glyph source
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -58,6 +60,12 @@ class CellVariety:
 REAL_VARIETY = CellVariety(real_pen=0.35, dark_grid=0.3, band=0.35, offset_mm=2.0,
                            offset=0.35, touching=0.25, neighbour=0.25, zero_strike=0.3,
                            ring=0.15)
+# How real hands fill a cell, without REAL_VARIETY's printing and placement (dark grids,
+# bars, boxes placed off): the Austrian 1 and 7 in every source, a neighbour's number
+# close, squeezed digits, a 0 as a strike, a few real pens and rings
+# (tools/train_digits.py --hands). REAL_VARIETY, all at once, cost the bench certainty.
+HANDS_VARIETY = CellVariety(real_pen=0.1, touching=0.15, neighbour=0.2, zero_strike=0.2,
+                            ring=0.05, continental=0.35)
 
 
 def real_pen(writer: Writer, rng: np.random.Generator) -> Writer:

@@ -107,6 +107,9 @@ class Writer:
     # Elastic warp of every digit written, as a fraction of the digit height (training
     # only: more shapes from the same glyph pools; 0 leaves the glyphs as drawn).
     elastic: float = 0.0
+    # Writes 1s with a long upstroke and 7s with a crossbar, as Austrians do, whatever the
+    # glyph source drew (training only; the stroke writers draw such glyphs themselves).
+    continental: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -236,6 +239,8 @@ def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generato
     for ch in str(value):
         d = int(ch)
         glyph = pools[d][writer.glyphs[d][int(rng.integers(len(writer.glyphs[d])))]]
+        if writer.continental and d in (1, 7) and writer.source != "strokes":
+            glyph = continental_glyph(glyph, d, rng)
         gh, gw = glyph.shape
         scale = h / max(gh, 10) * rng.uniform(0.93, 1.07)
         size = (max(2, round(gw * scale * writer.width * rng.uniform(0.92, 1.08))),
@@ -269,6 +274,60 @@ def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generato
         m = np.array([[1, -slant, slant * ch_ if slant > 0 else 0], [0, 1, 0]], np.float32)
         canvas = cv2.warpAffine(canvas, m, (cw_ + extra, ch_), flags=cv2.INTER_LINEAR)
     return _ink_ramp(canvas, writer.stroke * rng.uniform(0.9, 1.1))
+
+
+def _stroke_width(glyph: np.ndarray) -> float:
+    """A glyph's stroke width in its own pixels: twice the median, over its middle rows,
+    of the farthest any ink lies from paper (across the stroke, whatever its slant)."""
+    h = glyph.shape[0]
+    ink = np.pad((glyph > 0.5).astype(np.uint8), 1)
+    far = cv2.distanceTransform(ink, cv2.DIST_L2, 3)[1:-1, 1:-1]
+    middle = far[h // 4:max(h // 4 + 1, 3 * h // 4)].max(axis=1)
+    middle = middle[middle > 0]
+    width = 2 * float(np.median(middle)) if middle.size else h / 10
+    return float(np.clip(width, 1.0, 0.2 * h))
+
+
+_FINER = 3  # continental_glyph's drawing scale
+
+
+def continental_glyph(glyph: np.ndarray, digit: int, rng: np.random.Generator
+                      ) -> np.ndarray:
+    """A 1 given a long upstroke from its top down to the left (0.35-0.65 of its height),
+    or a 7 given a crossbar through its stem, drawn at the glyph's own stroke width."""
+    width = _stroke_width(glyph) * _FINER
+    # Drawn on a finer copy: at MNIST's 14 px a 2 px stroke meeting the stem would close
+    # the angle between them into a wedge.
+    glyph = cv2.resize(glyph, (glyph.shape[1] * _FINER, glyph.shape[0] * _FINER),
+                       interpolation=cv2.INTER_CUBIC).clip(0, 1)
+    gh, gw = glyph.shape
+    thick = max(1, int(round(width)))
+    if digit == 1:
+        length = rng.uniform(0.35, 0.65) * gh
+        angle = math.radians(rng.uniform(25, 55))  # below the horizontal
+        reach = int(math.ceil(length * math.cos(angle) + width))
+        out = np.pad(glyph, ((0, 0), (reach, 0)))
+        top = np.nonzero(glyph[:max(1, gh // 8)].max(axis=0) > 0.5)[0]
+        x0 = reach + (float(top.mean()) if top.size else gw / 2)
+        y0 = width / 2
+        end = (x0 - length * math.cos(angle), y0 + length * math.sin(angle))
+    else:
+        y0 = rng.uniform(0.45, 0.62) * gh
+        stem = np.nonzero(glyph[int(y0)] > 0.5)[0]
+        xc = float(stem.mean()) if stem.size else gw / 2
+        half = rng.uniform(0.22, 0.38) * max(gw, 0.6 * gh)
+        reach = int(math.ceil(max(0.0, half - xc) + width))
+        out = np.pad(glyph, ((0, 0), (reach, int(math.ceil(max(0.0, xc + half - gw) + width)))))
+        tilt = rng.uniform(-0.08, 0.08) * half
+        x0, end = reach + xc - half, (reach + xc + half, y0 - tilt)
+        y0 += tilt
+    bar = np.zeros_like(out)
+    s = 8  # sub-pixel bits: the line lies anywhere between pixels
+    cv2.line(bar, (int(round(x0 * s)), int(round(y0 * s))),
+             (int(round(end[0] * s)), int(round(end[1] * s))), 1.0, thick, cv2.LINE_AA, 3)
+    out = np.maximum(out, bar)
+    ys, xs = np.nonzero(out > 0.02)  # cropped to the ink, as the pools' glyphs are
+    return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
 def _elastic(mask: np.ndarray, amplitude: float, rng: np.random.Generator) -> np.ndarray:

@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
-from escalero.samples.cell_crops import REAL_VARIETY, CellVariety, real_pen, synth_cell
-from escalero.samples.handwriting import REAL_PENS, make_writer, render_ring
+from escalero.samples.cell_crops import (
+    HANDS_VARIETY,
+    REAL_VARIETY,
+    CellVariety,
+    real_pen,
+    synth_cell,
+)
+from escalero.samples.handwriting import (
+    REAL_PENS,
+    _glyph_pool,
+    continental_glyph,
+    make_writer,
+    render_ring,
+)
 
 BOX = (200, 120)
 
@@ -27,7 +40,7 @@ def test_no_variety_draws_the_same_cells_as_before() -> None:
 
 
 @pytest.mark.parametrize("field", ["real_pen", "dark_grid", "offset", "touching", "zero_strike",
-                                   "ring"])
+                                   "ring", "continental"])
 def test_shares_outside_zero_to_one_are_refused(field: str) -> None:
     with pytest.raises(ValueError, match=field):
         CellVariety(**{field: 1.5})
@@ -66,6 +79,52 @@ def test_markers_write_heavier_than_the_writer_and_a_light_pencil_lighter() -> N
 def test_the_real_variety_is_valid_and_names_its_cache() -> None:
     assert REAL_VARIETY.offset_mm == 2.0
     assert REAL_VARIETY.key() != CellVariety().key()
+    assert HANDS_VARIETY.key() not in (REAL_VARIETY.key(), CellVariety().key())
+
+
+def _added_ink(glyph: np.ndarray, digit: int, seed: int) -> np.ndarray:
+    """The ink continental_glyph adds to `glyph`: the result less the glyph itself, found
+    where it lies in the result (drawn at 3x, then cropped to the ink)."""
+    changed = continental_glyph(glyph, digit, np.random.default_rng(seed)) > 0.5
+    plain = cv2.resize(glyph, (glyph.shape[1] * 3, glyph.shape[0] * 3),
+                       interpolation=cv2.INTER_CUBIC) > 0.5
+    for dy in range(changed.shape[0] - plain.shape[0] + 1):
+        for dx in range(changed.shape[1] - plain.shape[1] + 1):
+            window = changed[dy:dy + plain.shape[0], dx:dx + plain.shape[1]]
+            if (window | ~plain).all():  # the glyph's own ink is all still there
+                added = changed.copy()
+                added[dy:dy + plain.shape[0], dx:dx + plain.shape[1]] &= ~plain
+                return added
+    raise AssertionError("the glyph's own ink is not kept")
+
+
+@pytest.mark.parametrize("source", ["mnist", "fonts"])
+def test_a_continental_one_has_a_long_upstroke_from_its_top(source: str) -> None:
+    ones = _glyph_pool(source, "train")[1]
+    for i in range(0, 60, 6):
+        added = _added_ink(ones[i], 1, i)
+        h = added.shape[0]
+        # A fifth of the height wide or more, from the top fifth down, none in the bottom
+        # third: an upstroke, not a foot.
+        assert added.any(axis=0).sum() >= 0.2 * h, (i, added.any(axis=0).sum(), h)
+        assert added[: h // 5].any() and not added[2 * h // 3:].any(), i
+
+
+@pytest.mark.parametrize("source", ["mnist", "fonts"])
+def test_a_continental_seven_is_crossed_through_its_middle(source: str) -> None:
+    sevens = _glyph_pool(source, "train")[7]
+    for i in range(0, 60, 6):
+        added = _added_ink(sevens[i], 7, i)
+        h = added.shape[0]
+        rows = np.nonzero(added.any(axis=1))[0]
+        assert added.any(axis=0).sum() >= 0.2 * h, (i, added.any(axis=0).sum(), h)
+        assert 0.3 * h <= rows.min() and rows.max() <= 0.75 * h, (i, rows.min(), rows.max(), h)
+
+
+def test_continental_writers_come_only_from_a_variety_that_asks_for_them() -> None:
+    # make_writer (the photo generator's writers) never draws them.
+    rng = np.random.default_rng(8)
+    assert not any(make_writer(rng, "train", source="all").continental for _ in range(50))
 
 
 @pytest.mark.parametrize("shape", ["circle", "square", "triangle"])

@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 from escalero.samples.cell_crops import (  # noqa: E402
     CELLS_VERSION,
+    HANDS_VARIETY,
     REAL_VARIETY,
     CellVariety,
     narrow_box,
@@ -69,6 +70,9 @@ def _make_chunk(job: Job) -> tuple[np.ndarray, list, list]:
                 writer = replace(writer, elastic=float(rng.uniform(0.0, elastic)))
             if variety is not None and rng.random() < variety.real_pen:
                 writer = real_pen(writer, rng)
+            if variety is not None and variety.continental > 0 \
+                    and rng.random() < variety.continental:
+                writer = replace(writer, continental=True)
         if row_aware:
             entry, allowed = random_entry(rng)
         else:
@@ -307,6 +311,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="cells with what real sheets show (samples.cell_crops.REAL_VARIETY): "
                          "pen models, dark grids, boxes 2 mm off, touching digits, close "
                          "neighbours, 0 as a strike; with --calib-real the calibration too")
+    ap.add_argument("--hands", action="store_true",
+                    help="cells with how real hands fill them (samples.cell_crops."
+                         "HANDS_VARIETY): 1s with a long upstroke and 7s with a crossbar in "
+                         "every source, close neighbours, touching digits, 0 as a strike")
     ap.add_argument("--calib-real", action="store_true",
                     help="calibration cells with REAL_VARIETY as well")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
@@ -322,13 +330,21 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _variety(args: argparse.Namespace) -> CellVariety | None:
+    """The training cells' variety: --real, --hands, or none (the generator's own)."""
+    if args.real and args.hands:
+        raise SystemExit("train_digits: --real and --hands are two varieties; pick one")
+    return REAL_VARIETY if args.real else HANDS_VARIETY if args.hands else None
+
+
 def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
     """The synthetic training cells and their targets (cached in --cache)."""
+    variety = _variety(args)
     key = f"{args.train}-{args.seed}-{args.spill}-{args.faint}" + (
         "" if args.source == "mnist" else f"-{args.source}") + (
         f"-narrow{args.narrow}" if args.narrow else "") + (
         f"-elastic{args.elastic}" if args.elastic else "") + (
-        f"-{REAL_VARIETY.key()}" if args.real else "") + (
+        f"-{variety.key()}" if variety is not None else "") + (
         f"-cells{CELLS_VERSION}-pre{PREPROCESS_VERSION}")
     data = np.load(args.cache, allow_pickle=True) if args.cache.exists() else None
     if data is not None and data["key"] == key:
@@ -337,7 +353,7 @@ def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
         x, entries, _ = make_set(args.train, "train", args.seed, 0.35, row_aware=False,
                                  workers=args.threads, spill=args.spill, source=args.source,
                                  faint=args.faint, narrow=args.narrow, elastic=args.elastic,
-                                 variety=REAL_VARIETY if args.real else None)
+                                 variety=variety)
         t = targets(entries)
         np.savez(args.cache, x=x, t=t, key=key)
     return x, t
@@ -439,7 +455,7 @@ def main() -> None:
     meta = {**calib, "calib_seed": args.seed + 1000, "calib_source": args.calib_source,
             "input": [INPUT_H, INPUT_W], "train_cells": int(len(x)), "source": args.source,
             "epochs": epoch, "steps": step, "seed": args.seed, "real": bool(args.real),
-            "calib_real": bool(args.calib_real),
+            "hands": bool(args.hands), "calib_real": bool(args.calib_real),
             "train_seconds": round(time.time() - t0),
             "torch": torch.__version__}
     (args.out / "digits.json").write_text(json.dumps(meta, indent=1) + "\n")
