@@ -57,7 +57,10 @@ class ReadingSettings:
     lookalike_accept: float = 0.995
     # A strike there needs more still: fitted on benchmarks.real (d03e04c), where an empty
     # golf cell holding a circled number's tail read as struck at 0.998; on the 6,298 bench
-    # sheets 0.999 cost 0.06 flags per sheet and left one silent cell fewer.
+    # sheets 0.999 cost 0.06 flags per sheet and left one silent cell fewer. The team of
+    # stage 17 + stage 18 reads no real strike wrong above 0.986, and at 0.995 would read 47
+    # more real written 0s certain, all right; but on fresh pub photo 13500000-049 it reads
+    # a Buben 9 as struck at 0.996 (the 9 at 0.003), certain and wrong there.
     struck_lookalike_accept: float = 0.999
     # Only an unsure reading this sure gets the second look (scan.jitter): fitted on 300
     # tuning sheets (51e83eb), where every cell the second look made certain had been read

@@ -123,7 +123,8 @@ def test_settings_are_checked_and_carried_by_the_scan_options() -> None:
 
 def test_a_reading_setting_reaches_the_recognizer() -> None:
     """A benchmark varies a threshold through the settings, not by patching a module."""
-    strict = replace(READING, real_photo_accept=0.995, lookalike_accept=0.998)
+    strict = replace(READING, real_photo_accept=0.995, lookalike_accept=0.998,
+                     struck_lookalike_accept=0.999)
     reader = DigitModelRecognizer(settings=strict)
     assert reader.calibration.accept >= 0.995
     assert DigitModelRecognizer().calibration.accept < 0.995
