@@ -322,9 +322,10 @@ def continental_glyph(glyph: np.ndarray, digit: int, rng: np.random.Generator
         x0, end = reach + xc - half, (reach + xc + half, y0 - tilt)
         y0 += tilt
     bar = np.zeros_like(out)
-    s = 8  # sub-pixel bits: the line lies anywhere between pixels
+    bits = 3  # sub-pixel bits: the line lies anywhere between pixels
+    s = 1 << bits
     cv2.line(bar, (int(round(x0 * s)), int(round(y0 * s))),
-             (int(round(end[0] * s)), int(round(end[1] * s))), 1.0, thick, cv2.LINE_AA, 3)
+             (int(round(end[0] * s)), int(round(end[1] * s))), 1.0, thick, cv2.LINE_AA, bits)
     out = np.maximum(out, bar)
     ys, xs = np.nonzero(out > 0.02)  # cropped to the ink, as the pools' glyphs are
     return out[ys.min():ys.max() + 1, xs.min():xs.max() + 1]

@@ -98,11 +98,15 @@ def _added_ink(glyph: np.ndarray, digit: int, seed: int) -> np.ndarray:
     raise AssertionError("the glyph's own ink is not kept")
 
 
+def _added_inks(source: str, digit: int) -> list[tuple[int, np.ndarray]]:
+    """(glyph index, added ink) for every sixth of the first 60 training glyphs of `digit`."""
+    glyphs = _glyph_pool(source, "train")[digit]
+    return [(i, _added_ink(glyphs[i], digit, i)) for i in range(0, 60, 6)]
+
+
 @pytest.mark.parametrize("source", ["mnist", "fonts"])
 def test_a_continental_one_has_a_long_upstroke_from_its_top(source: str) -> None:
-    ones = _glyph_pool(source, "train")[1]
-    for i in range(0, 60, 6):
-        added = _added_ink(ones[i], 1, i)
+    for i, added in _added_inks(source, 1):
         h = added.shape[0]
         # A fifth of the height wide or more, from the top fifth down, none in the bottom
         # third: an upstroke, not a foot.
@@ -112,9 +116,7 @@ def test_a_continental_one_has_a_long_upstroke_from_its_top(source: str) -> None
 
 @pytest.mark.parametrize("source", ["mnist", "fonts"])
 def test_a_continental_seven_is_crossed_through_its_middle(source: str) -> None:
-    sevens = _glyph_pool(source, "train")[7]
-    for i in range(0, 60, 6):
-        added = _added_ink(sevens[i], 7, i)
+    for i, added in _added_inks(source, 7):
         h = added.shape[0]
         rows = np.nonzero(added.any(axis=1))[0]
         assert added.any(axis=0).sum() >= 0.2 * h, (i, added.any(axis=0).sum(), h)
