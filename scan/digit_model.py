@@ -254,9 +254,13 @@ def preprocess(crop_bgr: np.ndarray) -> np.ndarray:
     # would double the spread of a noisy cell and wipe its writing out with the noise.
     c0 = min(INPUT_W - 1, -(-left * INPUT_W // want))
     c1 = max(c0 + 1, (left + w) * INPUT_W // want) if w < want else INPUT_W
-    cell = ink[:, c0:c1]
+    return stretch(ink, ink[:, c0:c1])
+
+
+def stretch(ink: np.ndarray, cell: np.ndarray) -> np.ndarray:
+    """`ink` less the noise floor of `cell` (the ink map's cell part), its ink stretched
+    to 1: faint ink (pencil) to full strength, but never an empty cell's noise blown up."""
     _, floor = noise_floor(cell, PREPROCESSING.noise_sigmas)
-    # Stretch faint ink (pencil) to full strength, but never blow up an empty cell's noise.
     top = float(np.percentile(cell, PREPROCESSING.top_percentile))
     return np.clip((ink - floor) / max(top - floor, PREPROCESSING.least_stretch), 0.0,
                    1.0).astype(np.float32)

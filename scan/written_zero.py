@@ -78,11 +78,9 @@ WRITTEN_ZERO = WrittenZeroSettings()
 def stretched_ink(crop_bgr: np.ndarray) -> np.ndarray:
     """The crop's ink map (digit_model.ink_map) smoothed and stretched as preprocess does,
     at the ink map's resolution: 0 paper, 1 the cell's darkest ink."""
-    pre = digit_model.PREPROCESSING
-    ink = cv2.GaussianBlur(digit_model.ink_map(crop_bgr), (0, 0), pre.smoothing_sigma)
-    _, floor = digit_model.noise_floor(ink, pre.noise_sigmas)
-    top = float(np.percentile(ink, pre.top_percentile))
-    return np.clip((ink - floor) / max(top - floor, pre.least_stretch), 0.0, 1.0)
+    ink = cv2.GaussianBlur(digit_model.ink_map(crop_bgr), (0, 0),
+                           digit_model.PREPROCESSING.smoothing_sigma)
+    return digit_model.stretch(ink, ink)
 
 
 def is_written_zero(crop_bgr: np.ndarray, settings: WrittenZeroSettings = WRITTEN_ZERO
@@ -126,14 +124,13 @@ def _one_hole(part: np.ndarray, bw: int, bh: int, settings: WrittenZeroSettings
     if hierarchy is None:
         return None
     links = hierarchy[0]
-    outer = max(cv2.contourArea(c) for c, link in zip(contours, links, strict=True)
-                if link[3] < 0)
-    holes = [c for c, link in zip(contours, links, strict=True)
-             if link[3] >= 0 and cv2.contourArea(c) > 0.03 * bw * bh]
-    if len(holes) != 1 or cv2.contourArea(holes[0]) < settings.least_hole_area * outer:
-        return None
     outline = max((c for c, link in zip(contours, links, strict=True) if link[3] < 0),
                   key=cv2.contourArea)
+    holes = [c for c, link in zip(contours, links, strict=True)
+             if link[3] >= 0 and cv2.contourArea(c) > 0.03 * bw * bh]
+    if len(holes) != 1 or cv2.contourArea(holes[0]) \
+            < settings.least_hole_area * cv2.contourArea(outline):
+        return None
     if (_ellipse_fit(outline, part.shape) + _ellipse_fit(holes[0], part.shape)) / 2 \
             < settings.least_ellipse_fit:
         return None
