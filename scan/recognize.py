@@ -72,9 +72,11 @@ class ReadingSettings:
     # a Buben 9 as struck at 0.996 (the 9 at 0.003), certain and wrong there.
     struck_lookalike_accept: float = 0.999
     # A strike whose ink is one written 0 (scan.written_zero: no tail, stem or 1 beside
-    # it) needs only this there, never less than the floor above: the shape rules out the
-    # lookalikes above. Set on benchmarks.real (2026-12-07): 42 more written 0s certain,
-    # all right; fresh mild 3 / 6-side and pub sets (600 photos) no silent error more.
+    # it) needs only this there, and where the row allows a 1 instead of the 1-or-struck
+    # split's accept, never less than the floor above: the shape rules out the lookalikes
+    # above and a lone stroke. Set on benchmarks.real (2026-12-07): 42 more written 0s
+    # certain where a 9 is allowed, 11 more where a 1 is, all right; fresh mild 3 / 6-side
+    # and pub sets (600 photos) no silent error more.
     written_zero_accept: float = 0.985
     # Only an unsure reading this sure gets the second look (scan.jitter): fitted on 300
     # tuning sheets (51e83eb), where every cell the second look made certain had been read
@@ -525,12 +527,14 @@ class DigitModelRecognizer:
         if crop.allowed is None:
             ranked = no_total_struck(ranked)
         accept = threshold(crop.allowed, ranked[0][0])
-        if crop.allowed is not None and lookalike(crop.allowed, ranked[0][0]):
-            accept = max(accept, self._lookalike_accept(ranked[0][0], crop))
+        lookalikes = [self.settings.lookalike_accept] if crop.allowed is not None \
+            and lookalike(crop.allowed, ranked[0][0]) else []
         if self.lone_stroke is not None and lone_stroke_mod.applies(ranked, crop.allowed,
                                                                     self.settings.lone_stroke):
             ranked = self.lone_stroke.split(ranked)
-            accept = max(accept, self.lone_stroke.accept)
+            lookalikes.append(self.lone_stroke.accept)
+        if lookalikes:
+            accept = max(accept, self._lookalike_accept(ranked[0][0], crop, max(lookalikes)))
         reading = CellReading.from_ranked(ranked, accept, decoded.outside, by)
         weights = digit_model.row_weights(crop.row)
         if weights is None or reading.certain:
@@ -542,14 +546,20 @@ class DigitModelRecognizer:
                            "reading certain")
 
 
-    def _lookalike_accept(self, reading: CellValue, crop: CellCrop) -> float:
-        """What a lookalike reading needs (ReadingSettings): a strike written as one 0
-        (scan.written_zero) less than any other strike."""
+    def _lookalike_accept(self, reading: CellValue, crop: CellCrop, needed: float) -> float:
+        """What a reading that may be another needs: `needed` (ReadingSettings.
+        lookalike_accept where the row allows a lookalike, the 1-or-struck split's accept
+        where it allows a 1), a strike there struck_lookalike_accept. A strike written as
+        one 0 (scan.written_zero) needs only written_zero_accept: a closed loop with an
+        empty middle is neither a 9's or a 10's quick stroke nor a lone stroke that may be
+        a 1."""
         if reading != "x":
-            return self.settings.lookalike_accept
+            return needed
         if written_zero.is_written_zero(crop.image, self.settings.written_zero):
             return self.settings.written_zero_accept
-        return self.settings.struck_lookalike_accept
+        if crop.allowed is not None and lookalike(crop.allowed, reading):
+            return max(needed, self.settings.struck_lookalike_accept)
+        return needed
 
 
 def digit_count(value: CellValue) -> int:
