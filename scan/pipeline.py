@@ -54,6 +54,11 @@ from escalero.scan.rectify import (
 )
 from escalero.scan.same_hand import SAME_HAND, SameHandSettings
 from escalero.scan.shifted import reaim, tolerated_mm
+from escalero.scan.writing_placement import (
+    WRITING_PLACEMENT,
+    WritingPlacementSettings,
+    onto_writing,
+)
 from escalero.scoring.certainty import PayoutCertainty
 from escalero.scoring.errors import (
     EscaleroError,
@@ -118,7 +123,8 @@ class ScanOptions:
     # found (scan.locate) and when it is too small or blurred (scan.rectify), how cells are
     # cut (scan.cells), when a reading is certain (scan.recognize; a recognizer passed to
     # scan_photo reads with its own), how sure each cell's placement is (scan.grid, with the
-    # grid line search and the moved boxes' reaim gain; the page model: scan.anchors), the
+    # grid line search and the moved boxes' reaim gain; the page model: scan.anchors; the
+    # writing around loosely placed cells: scan.writing_placement), the
     # written totals check (scan.cells) and when the payout is certain (scan.payout).
     locating: locate.LocateSettings = locate.LOCATE
     rectifying: RectifySettings = RECTIFY
@@ -126,6 +132,7 @@ class ScanOptions:
     reading: ReadingSettings = READING
     placement: PlacementSettings = field(default_factory=PlacementSettings)
     anchoring: AnchorSettings = ANCHORS
+    writing: WritingPlacementSettings = WRITING_PLACEMENT
     totals: TotalsSettings = TOTALS
     payout: PayoutSettings = PAYOUT
     # ...and when the printed grid names a layout (scan.infer_layout), when a sheet is
@@ -371,7 +378,8 @@ def scan_image(image: np.ndarray, options: ScanOptions = ScanOptions(),
         found["rectified"] = rect
     with timer.stage("grid"):
         snapped = foreign[0].snapped if foreign else _snap(rect, geom, source,
-                                                           options.placement, options.anchoring)
+                                                           options.placement, options.anchoring,
+                                                           options.writing)
     with timer.stage("crop"):
         crops = _cut_cells(rect, snapped, geom, options)
         red_ink = is_red_ink(crops, options.ink)
@@ -558,8 +566,10 @@ def _cut_cells(rect: Rectified, slots: Sequence[SnappedSlot], geom: SheetGeometr
 
 
 def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: PlacementSettings,
-          anchoring: AnchorSettings) -> tuple[SnappedSlot, ...]:
-    """Each cell onto its printed grid lines."""
+          anchoring: AnchorSettings, writing: WritingPlacementSettings
+          ) -> tuple[SnappedSlot, ...]:
+    """Each cell onto its printed grid lines; those without, by the page's print and then
+    the writing around them."""
     try:
         # A layout read from the code or the fiducials' ids is certain: placement
         # degrades instead of refusing.
@@ -569,7 +579,7 @@ def _snap(page: Rectified, geom: SheetGeometry, source: str, settings: Placement
         if source == "grid":  # the guessed layout failed grid.py's own check
             raise LayoutUnknownError(NO_LAYOUT, reason=Reason.NO_LAYOUT) from None
         raise
-    return place_unplaced(page, geom, snapped, anchoring)
+    return onto_writing(page, place_unplaced(page, geom, snapped, anchoring), writing)
 
 
 def _settled(geom: SheetGeometry, results: list[cells_mod.CellResult],
