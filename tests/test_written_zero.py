@@ -108,11 +108,12 @@ def test_settings_are_checked() -> None:
         replace(READING, written_zero_accept=READING.struck_lookalike_accept + 0.0005)
 
 
-def _struck_or_nine(p_struck: float) -> np.ndarray:
+def _struck_or(digit: int, p_struck: float) -> np.ndarray:
+    """Logits of a cell read as struck with p_struck, else as the one digit `digit`."""
     z = np.full(N_OUT, -30.0)
     z[1], z[2] = np.log(p_struck), np.log(1 - p_struck)
     z[3] = 0.0
-    z[HEAD_OFFSET[1] + 9] = 0.0
+    z[HEAD_OFFSET[1] + digit] = 0.0
     return z
 
 
@@ -123,7 +124,7 @@ def test_a_written_zero_needs_less_than_another_strike_where_a_nine_is_allowed()
     jacks = (3, 6, 9, 12, 15)
     p = (max(reader.calibration.accept, READING.written_zero_accept)
          + READING.struck_lookalike_accept) / 2
-    scores = score_cell(_struck_or_nine(p))
+    scores = score_cell(_struck_or(9, p))
     zero = reader._decode(scores, CellCrop(_zero(_paper()), jacks))
     assert zero.value == "x" and zero.certain
     nine = reader._decode(scores, CellCrop(_nine(_paper()), jacks))
@@ -131,14 +132,6 @@ def test_a_written_zero_needs_less_than_another_strike_where_a_nine_is_allowed()
     slash = _paper()
     cv2.line(slash, (40, 80), (100, 20), INK, 4, cv2.LINE_AA)
     assert not reader._decode(scores, CellCrop(slash, jacks)).certain
-
-
-def _struck_or_one(p_struck: float) -> np.ndarray:
-    z = np.full(N_OUT, -30.0)
-    z[1], z[2] = np.log(p_struck), np.log(1 - p_struck)
-    z[3] = 0.0
-    z[HEAD_OFFSET[1] + 1] = 0.0
-    return z
 
 
 def test_a_written_zero_needs_less_than_a_lone_stroke_where_a_one_is_allowed() -> None:
@@ -155,10 +148,10 @@ def test_a_written_zero_needs_less_than_a_lone_stroke_where_a_one_is_allowed() -
     low, high = 0.5, 1 - 1e-9  # the struck share whose split reads `wanted` sure
     for _ in range(60):
         mid = (low + high) / 2
-        reading = reader._decode(score_cell(_struck_or_one(mid)), CellCrop(slash, nines))
+        reading = reader._decode(score_cell(_struck_or(1, mid)), CellCrop(slash, nines))
         low, high = (mid, high) if reading.value != "x" or reading.confidence < wanted \
             else (low, mid)
-    scores = score_cell(_struck_or_one(high))
+    scores = score_cell(_struck_or(1, high))
     slashed = reader._decode(scores, CellCrop(slash, nines))
     assert slashed.value == "x" and floor < slashed.confidence < reader.lone_stroke.accept
     assert not slashed.certain
