@@ -425,6 +425,21 @@ def flag_unplaced(results: Sequence[CellResult], settings: PlacementSettings = P
     return out
 
 
+def flag_empty_on_unsure_sheet(results: Sequence[CellResult],
+                               settings: PlacementSettings = PLACEMENT) -> list[CellResult]:
+    """Where the reader and the placement leave more than settings.most_unsure_share of a
+    sheet's cells unsure, the photo lies outside what the accept threshold was fitted on
+    (writing too faint at its resolution, a grid placed far off): a cell read as empty
+    there may hold writing the crop or the reader missed, and is not certain; the verdict
+    is held (settle_held)."""
+    if not results or sum(not c.certain for c in results) \
+            <= settings.most_unsure_share * len(results):
+        return list(results)
+    hold = Decision(Pass.PLACEMENT, False, note("unsure_sheet"))
+    return [replace(set_certainty(c, False, hold.why, hold.by), held=hold)
+            if c.certain and c.value is None else c for c in results]
+
+
 def candidates(c: CellResult) -> list[tuple[CellValue, float]]:
     return list(c.candidates) if c.candidates else [(c.value, c.confidence), *c.alternatives]
 

@@ -177,6 +177,12 @@ class PlacementSettings:
     # placed by the homography alone lay up to 7 mm off and the first reading of a cut-off
     # digit said "empty" or "struck" (d97142b).
     reaim_gain: float = 0.2
+    # A sheet with more than this share of its cells unsure after the placement pass has
+    # no empty cell certain (cells.flag_empty_on_unsure_sheet). Set by hand on fresh pub
+    # photos 14400000-081 (97% unsure: a Buben 6 in faint pencil read as empty, sure of
+    # it) and 14200000-044 with the release before (81% unsure: a Grande 50 and an Aces 6
+    # cut off by boxes placed 4-6 mm off, read as empty); mild sheets stay far below it.
+    most_unsure_share: float = 0.5
     # Where the grid lines are looked for, and when a peak is one.
     lines: LineSearchSettings = LINE_SEARCH
 
@@ -194,6 +200,9 @@ class PlacementSettings:
                              "min_placed must be positive")
         if not 0 <= self.reaim_gain <= 1:
             raise ValueError(f"placement: reaim_gain must lie in [0, 1], got {self.reaim_gain}")
+        if not 0 < self.most_unsure_share <= 1:
+            raise ValueError("placement: most_unsure_share must lie in (0, 1], got "
+                             f"{self.most_unsure_share}")
 
 
 PLACEMENT = PlacementSettings()

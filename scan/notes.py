@@ -25,6 +25,8 @@ TEXTS: Final[dict[str, str]] = {
     "total_fits": N_("the total {written} fits {value}"),
     "total_differs": N_("total {written} ≠ {sum} (sum of the entries)"),
     "place_unsure": N_("position unsure (±{mm} mm): please check"),
+    "unsure_sheet": N_("most of this sheet is unsure: an empty cell may hold faint "
+                       "writing, please check"),
     "red_ink": N_("red ink on the red grid: the grid cannot be dropped out by its colour, "
                   "only by its shade; unsure cells are flagged, please check them"),
     "same_hand": N_("on this sheet a {written} looks like a {read}: please check"),

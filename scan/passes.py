@@ -8,7 +8,8 @@ scan.cells.set_certainty, which records the pass and why in the cell's `reasons`
       -> second look (a faint digit before a lone mark: scan.marks)
       -> same hand (this sheet's writer draws a digit like another: scan.same_hand)
       -> placement (a box placed too loosely: grid.PlacementSettings, unless its reading
-         stands at the far ends of its window: scan.shifted; held to the end)
+         stands at the far ends of its window: scan.shifted; and no empty cell certain
+         where most of the sheet is unsure; held to the end)
       -> totals (the written totals: scan.cells.check_totals)
 
 The placement runs before the totals so that they weigh such a cell as unsure, and its
@@ -56,8 +57,8 @@ CELL_PASSES: tuple[CellPass, ...] = (
     CellPass(Pass.SECOND_LOOK, lambda results, ctx: cells.flag_hidden_digits(results, ctx.crops)),
     CellPass(Pass.SAME_HAND, lambda results, ctx: doubt_same_hand(results, ctx.crops,
                                                                   ctx.same_hand)),
-    CellPass(Pass.PLACEMENT, lambda results, ctx: cells.flag_unplaced(results, ctx.placement,
-                                                                        ctx.tolerated_mm)),
+    CellPass(Pass.PLACEMENT, lambda results, ctx: cells.flag_empty_on_unsure_sheet(
+        cells.flag_unplaced(results, ctx.placement, ctx.tolerated_mm), ctx.placement)),
     CellPass(Pass.TOTALS, lambda results, ctx: cells.check_totals(results, ctx.totals)),
 )
 

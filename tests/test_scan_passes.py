@@ -138,3 +138,24 @@ def test_a_recognizer_declares_what_it_offers() -> None:
     crops = [CellCrop(blank, (1, 2, 3), (15, 15, 115, 80))]
     ink = InkRecognizer()
     assert read_cells(ink, crops, adapt=True) == ink.read(crops)
+
+
+def test_no_empty_cell_is_certain_where_most_of_the_sheet_is_unsure() -> None:
+    """Six of ten cells unsure: the certain empty ones may hold writing the reader or the
+    crop missed, so they are held unsure to the end; certain numbers stay certain. With
+    four of ten unsure, the empty cells stay certain."""
+    rows = ["nines", "tens", "jacks", "queens", "kings", "aces", "straight", "full_house",
+            "poker", "grande"]
+
+    def sheet(unsure: int) -> list[CellResult]:
+        return [_cell(row, None if i % 2 else 6, 0.99 if i >= unsure else 0.5, i >= unsure)
+                for i, row in enumerate(rows)]
+
+    run = run_passes(sheet(6), _context(10))
+    assert [c.certain for c in run.cells] == [False] * 6 + [True, False, True, False]
+    held = run.cells[7]
+    assert held.held is not None and held.note is not None and held.note.key == "unsure_sheet"
+    assert [c.certain for c in run_passes(sheet(4), _context(10)).cells] \
+        == [False] * 4 + [True] * 6
+    with pytest.raises(ValueError):
+        replace(PLACEMENT, most_unsure_share=0.0)
