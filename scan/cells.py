@@ -225,6 +225,13 @@ def set_certainty(cell: CellResult, certain: bool, why: Note | None, by: Pass,
                    reasons=(*cell.reasons, Decision(by, certain, why, detail)))
 
 
+def held_unsure(cell: CellResult, hold: Decision) -> CellResult:
+    """The cell not certain by `hold`, a verdict that stands to the end of the passes
+    (settle_held)."""
+    return replace(set_certainty(cell, False, hold.why, hold.by) if cell.certain else cell,
+                   held=hold)
+
+
 def settle_held(results: Sequence[CellResult]) -> list[CellResult]:
     """A held cell that a later pass made certain is not: its hold stands."""
     return [set_certainty(c, False, c.held.why, c.held.by)
@@ -386,8 +393,7 @@ def flag_blurred(results: Sequence[CellResult], blurred: bool) -> list[CellResul
     if not blurred:
         return list(results)
     hold = Decision(Pass.READING, False, note("blurred"))
-    return [replace(set_certainty(c, False, hold.why, hold.by) if c.certain else c, held=hold)
-            for c in results]
+    return [held_unsure(c, hold) for c in results]
 
 
 def flag_hidden_digits(results: Sequence[CellResult], crops: Sequence[Any]
@@ -418,9 +424,8 @@ def flag_unplaced(results: Sequence[CellResult], settings: PlacementSettings = P
     for i, c in enumerate(results):
         window = max(settings.max_uncertain_mm, tolerated_mm[i] if tolerated_mm else 0.0)
         if c.place_mm > window:
-            hold = Decision(Pass.PLACEMENT, False, note("place_unsure", mm=f"{c.place_mm:.1f}"))
-            c = replace(set_certainty(c, False, hold.why, hold.by) if c.certain else c,
-                        held=hold)
+            c = held_unsure(c, Decision(Pass.PLACEMENT, False,
+                                        note("place_unsure", mm=f"{c.place_mm:.1f}")))
         out.append(c)
     return out
 
@@ -436,8 +441,7 @@ def flag_empty_on_unsure_sheet(results: Sequence[CellResult],
             <= settings.most_unsure_share * len(results):
         return list(results)
     hold = Decision(Pass.PLACEMENT, False, note("unsure_sheet"))
-    return [replace(set_certainty(c, False, hold.why, hold.by), held=hold)
-            if c.certain and c.value is None else c for c in results]
+    return [held_unsure(c, hold) if c.certain and c.value is None else c for c in results]
 
 
 def candidates(c: CellResult) -> list[tuple[CellValue, float]]:
