@@ -68,6 +68,13 @@ HANDS_VARIETY = CellVariety(real_pen=0.1, touching=0.15, neighbour=0.2, zero_str
                             ring=0.05, continental=0.35)
 
 
+def scaled(variety: CellVariety, share: float) -> CellVariety:
+    """The variety with each share (not offset_mm) times `share` (tools/train_digits.py
+    --hands-share): a lighter dose of it."""
+    return replace(variety, **{f.name: getattr(variety, f.name) * share
+                               for f in fields(variety) if f.name != "offset_mm"})
+
+
 def real_pen(writer: Writer, rng: np.random.Generator) -> Writer:
     """The writer with one of handwriting.REAL_PENS: markers write thicker, a light pencil
     thinner."""

@@ -165,7 +165,10 @@ class _Shapes:
         key = tuple(parts)
         if key not in self._seen:
             mask = np.isin(self.labels, parts).astype(np.uint8)
-            self._seen[key] = (mask, _outline(mask, self.box_h, self.settings))
+            outline = _outline(mask, self.box_h, self.settings)
+            if outline is None:  # a triangle or a box is no ellipse
+                outline = _hull_outline(mask, self.box_h, self.settings)
+            self._seen[key] = (mask, outline)
         return self._seen[key]
 
 
@@ -237,6 +240,52 @@ def _outline(ring: np.ndarray, box_h: float, settings: RingSettings) -> Outline 
     u = ((xx - cx) * cos_t + (yy - cy) * sin_t) / a
     v = (-(xx - cx) * sin_t + (yy - cy) * cos_t) / b
     return np.sqrt(u * u + v * v), float(height), float(min(a, b)), gaps
+
+
+def _hull_outline(ring: np.ndarray, box_h: float, settings: RingSettings
+                  ) -> Outline | None:
+    """As _outline, with the strokes' convex hull for the ellipse: a triangle or a box
+    drawn round a number (golf cards mark a bogey so). A pixel's size is 1 on the hull,
+    0 at its deepest point inside (1 - its depth over the hull's inradius), above 1
+    outside; the half-axis is that inradius."""
+    points = cv2.findNonZero(ring)
+    if points is None or len(points) < 5:
+        return None
+    hull = cv2.convexHull(points)
+    x, y, w, h = cv2.boundingRect(hull)
+    if h < settings.min_height * box_h or min(w, h) < settings.min_round * max(w, h):
+        return None
+    inside = np.zeros(ring.shape, np.uint8)
+    cv2.fillConvexPoly(inside, hull, 1)
+    depth = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
+    radius = float(depth.max())
+    if radius <= 2:
+        return None
+    out = cv2.distanceTransform(1 - inside, cv2.DIST_L2, 3)
+    size = np.where(inside > 0, 1.0 - depth / radius, 1.0 + out / radius).astype(np.float32)
+    # Along the hull's outline (the crop's border cuts it: no gap known there), the
+    # strokes' own ink within `near` of it.
+    outline = hull.reshape(-1, 2).astype(np.float32)
+    ends = np.roll(outline, -1, axis=0)
+    steps = np.linspace(0.0, 1.0, 8, endpoint=False)
+    along = (outline[:, None, :] + (ends - outline)[:, None, :] * steps[None, :, None])
+    along = along.reshape(-1, 2)
+    hh, ww = ring.shape
+    on = ~((along[:, 0] <= 0) | (along[:, 0] >= ww - 1) | (along[:, 1] <= 0)
+           | (along[:, 1] >= hh - 1))
+    if on.mean() < settings.min_shown:
+        return None
+    away = cv2.distanceTransform(1 - ring, cv2.DIST_L2, 3)
+    near = away[along[on, 1].astype(int), along[on, 0].astype(int)] \
+        <= settings.near * 2 * radius + 1
+    if near.mean() < settings.min_cover:
+        return None
+    covered = np.ones(len(along), bool)
+    covered[on] = near
+    gaps = int(np.count_nonzero(covered & ~np.roll(covered, -1)))
+    if gaps > settings.max_gaps_touching:
+        return None  # a shape drawn round is one stroke; digits side by side leave gaps
+    return size, float(h), radius, gaps
 
 
 def _touching_ring(shapes: _Shapes, stroke: list[int]) -> np.ndarray | None:

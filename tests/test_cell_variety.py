@@ -12,6 +12,7 @@ from escalero.samples.cell_crops import (
     REAL_VARIETY,
     CellVariety,
     real_pen,
+    scaled,
     synth_cell,
 )
 from escalero.samples.handwriting import (
@@ -80,6 +81,14 @@ def test_the_real_variety_is_valid_and_names_its_cache() -> None:
     assert REAL_VARIETY.offset_mm == 2.0
     assert REAL_VARIETY.key() != CellVariety().key()
     assert HANDS_VARIETY.key() not in (REAL_VARIETY.key(), CellVariety().key())
+
+
+def test_a_scaled_variety_halves_each_share_and_keeps_the_offset() -> None:
+    half = scaled(REAL_VARIETY, 0.5)
+    assert half.touching == REAL_VARIETY.touching / 2 and half.ring == REAL_VARIETY.ring / 2
+    assert half.offset_mm == REAL_VARIETY.offset_mm
+    assert half.key() != REAL_VARIETY.key()
+    assert scaled(HANDS_VARIETY, 1.0) == HANDS_VARIETY
 
 
 def _added_ink(glyph: np.ndarray, digit: int, seed: int) -> np.ndarray:

@@ -63,10 +63,33 @@ def test_the_arc_of_a_ring_in_the_row_above_reaching_a_quarter_in_is_taken_off()
     cv2.ellipse(crop, (160, -8), (80, 55), 0, 0, 180, INK, 4)  # to y 47: 3.2 mm, 23% deep
     mask = neighbour_mask(crop, box)
     assert mask is not None and mask[47, 160] and mask[20, 90]
-    assert neighbour_mask(crop, box, replace(EDGE_INK, tolerance_share_across=0.0)) is None
+    assert neighbour_mask(crop, box, replace(EDGE_INK, tolerance_share_across=0.0,
+                                             cap_share_across=0.0)) is None
     deep = np.full((170, 320, 3), PAPER, np.uint8)
     cv2.ellipse(deep, (160, 0), (80, 85), 0, 0, 180, INK, 4)  # y 85: half way in
     assert neighbour_mask(deep, box) is None
+
+
+@pytest.mark.parametrize("from_top", [True, False])
+def test_a_rings_arc_that_leaves_through_the_edge_it_came_in_by_is_taken_off(
+        from_top: bool) -> None:
+    """A bigger ring of the row above (below) spills 36% of the box's height in, past the
+    30% any stroke may: it still counts as outside, because both its legs run off the same
+    edge (real golf cards, IMG_9425). One stroke as deep, running off once, stays: it may
+    be the cell's own digit cut by the crop."""
+    box = (15, 15, 290, 140)
+    arc = np.full((170, 320, 3), PAPER, np.uint8)
+    cv2.ellipse(arc, (160, -10), (90, 75), 0, 0, 180, INK, 4)  # to y 65: 36% of the box
+    stem = np.full((170, 320, 3), PAPER, np.uint8)
+    cv2.line(stem, (150, 0), (175, 65), INK, 4)
+    cv2.line(stem, (150, 0), (120, 8), INK, 4)  # the top of a 7 run off the crop
+    if not from_top:
+        arc, stem = arc[::-1].copy(), stem[::-1].copy()
+    mask = neighbour_mask(arc, box)
+    assert mask is not None
+    assert mask[65 if from_top else 170 - 1 - 65, 160]
+    assert neighbour_mask(arc, box, replace(EDGE_INK, cap_share_across=0.3)) is None
+    assert neighbour_mask(stem, box) is None
 
 
 def test_a_stroke_in_the_margin_away_from_the_edge_stays() -> None:

@@ -56,14 +56,17 @@ def test_no_ring_in_plain_writing(text: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["pub-216-no-ring", "mild-162-no-ring", "mild6-131-no-ring",
-                                  "pub-12-blob-no-ring", "pub-110-no-ring"])
+                                  "pub-12-blob-no-ring", "pub-110-no-ring",
+                                  "mild-110-apart-no-ring"])
 def test_digits_side_by_side_round_another_are_no_ring(name: str) -> None:
     """Written totals of evaluation writers' glyphs on bench photos (fresh pub photo
     9600000-146, mild 9900000-001, mild 6 sides 12200000-047, pub 13100000-093 and -194): a
     216's 2 and 6, and a 162's 1 and 2, fitted together, make a round outline round the
     digit between them; a 131's digits touch, and their outline is round, broken where one
     meets the next; the 12 of a 112 blurred into one blob, and the 10 of a 110 whose 1
-    touches its 0, are as tall as digits, not a ring round one."""
+    touches its 0, are as tall as digits, not a ring round one; nor is the outline of a
+    110's first 1 and its 0 round the second 1 (fresh mild 14300000-046), which shows a
+    gap at its top and its bottom."""
     from pathlib import Path
 
     crop = cv2.imread(str(Path(__file__).parent / "data" / "crops" / f"{name}.png"))
@@ -136,3 +139,41 @@ def test_a_0_struck_through_or_alone_is_no_touching_ring(slash: bool) -> None:
     own inner edge is no writing inside it."""
     crop = _touching("", slash=slash) if slash else _cell(zero=True)
     assert without_ring(crop, BOX) is None
+
+
+def _polygon_round(text: str, corners: list[tuple[int, int]], touch: bool = False
+                   ) -> np.ndarray:
+    """A number with a triangle or a box drawn round it (golf cards mark a bogey so); with
+    `touch`, a stroke runs on from the digit into its side."""
+    crop = _cell(text)
+    ink = (140, 60, 40)
+    cv2.polylines(crop, [np.array(corners, np.int32)], True, ink, 3, cv2.LINE_AA)
+    if touch:
+        h, w = crop.shape[:2]
+        cv2.line(crop, (w // 2 + 12, h // 2 + 16), (w // 2 + 40, h // 2 + 34), ink, 3,
+                 cv2.LINE_AA)
+    return crop
+
+
+TRIANGLE = [(75, 14), (124, 96), (26, 96)]
+SQUARE = [(34, 18), (116, 18), (116, 92), (34, 92)]
+
+
+@pytest.mark.parametrize("corners", [TRIANGLE, SQUARE], ids=["triangle", "box"])
+@pytest.mark.parametrize("touch", [False, True])
+def test_a_triangle_or_a_box_round_a_number_is_painted_over(
+        corners: list[tuple[int, int]], touch: bool) -> None:
+    """No ellipse follows a triangle's outline; its convex hull does (real golf card
+    IMG_9425: two triangled 3s read as 4 and 1 with their triangle)."""
+    crop = _polygon_round("3", corners, touch)
+    mask = rings.ring_mask(crop, BOX)
+    assert mask is not None
+    xs, ys = zip(*corners, strict=True)
+    assert mask[max(ys), (min(xs) + max(xs)) // 2]  # the middle of the bottom side
+    h, w = crop.shape[:2]
+    assert not mask[h // 2 - 8:h // 2 + 8, w // 2 - 4:w // 2 + 4].any()  # the 3's middle
+
+
+def test_a_polygon_round_nothing_is_no_ring() -> None:
+    assert without_ring(_polygon_round("", TRIANGLE), BOX) is None
+    assert rings._hull_outline(np.zeros((40, 40), np.uint8), 40, rings.RINGS) is None

@@ -34,6 +34,7 @@ from escalero.samples.cell_crops import (  # noqa: E402
     narrow_box,
     random_entry,
     real_pen,
+    scaled,
     synth_cell,
     training_entry,
 )
@@ -315,6 +316,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="cells with how real hands fill them (samples.cell_crops."
                          "HANDS_VARIETY): 1s with a long upstroke and 7s with a crossbar in "
                          "every source, close neighbours, touching digits, 0 as a strike")
+    ap.add_argument("--hands-share", type=float, default=1.0,
+                    help="with --hands: each of HANDS_VARIETY's shares times this (0-1), a "
+                         "lighter dose beside the generator's own cells")
     ap.add_argument("--calib-real", action="store_true",
                     help="calibration cells with REAL_VARIETY as well")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
@@ -334,7 +338,10 @@ def _variety(args: argparse.Namespace) -> CellVariety | None:
     """The training cells' variety: --real, --hands, or none (the generator's own)."""
     if args.real and args.hands:
         raise SystemExit("train_digits: --real and --hands are two varieties; pick one")
-    return REAL_VARIETY if args.real else HANDS_VARIETY if args.hands else None
+    if args.hands and not 0.0 < args.hands_share <= 1.0:
+        raise SystemExit("train_digits: --hands-share is a share in (0, 1]")
+    hands = scaled(HANDS_VARIETY, args.hands_share)
+    return REAL_VARIETY if args.real else hands if args.hands else None
 
 
 def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
