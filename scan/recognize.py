@@ -398,8 +398,7 @@ class DigitModelRecognizer:
                     out[i] = lowered(reading, f"{reading.why}; below {floor} read so only "
                                      "without a neighbour's stroke")
                     leave_unsure.add(i)
-            elif (reading.confidence >= max(self.settings.neighbour_free_from,
-                                            readings[i].confidence)
+            elif (reading.confidence >= self.settings.neighbour_free_from
                   and digit_count(reading.value) >= digit_count(readings[i].value)):
                 # (A digit fewer is the writer's own leading digit taken for a neighbour's:
                 # 126 read as 26 with its 1 in the margin, a 10 as a written 0.)
