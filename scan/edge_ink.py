@@ -196,3 +196,15 @@ def without_neighbours(image: np.ndarray, box_px: tuple[int, int, int, int] | No
         return None
     mask = neighbour_mask(image, box_px, settings)
     return None if mask is None else painted(image, mask)
+
+
+def box_alone(image: np.ndarray, box_px: tuple[int, int, int, int] | None
+              ) -> np.ndarray | None:
+    """The crop with everything outside its writable box painted as the crop's paper;
+    None without a box."""
+    if box_px is None:
+        return None
+    x, y, w, h = box_px
+    outside = np.ones(image.shape[:2], bool)
+    outside[max(y, 0):y + h, max(x, 0):x + w] = False
+    return painted(image, outside) if outside.any() else None

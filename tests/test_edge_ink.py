@@ -274,3 +274,39 @@ def test_a_cell_read_empty_without_its_neighbours_arcs_takes_that_reading() -> N
     (reading,) = get_recognizer("default").read([CellCrop(image, block.allowed, box)])
     assert reading.value is None and not reading.certain
     assert "without a neighbour's stroke" in reading.why
+
+
+def _digit_string(scale: float = 1.2) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """A 7 in its box between a 3 and a 5 written in the margins either side (a digit
+    string written across the lines): the neighbours lie within the crop, so no stroke
+    runs off its edge, and reach into the box."""
+    box = (25, 15, 95, 80)
+    crop = np.full((110, 145, 3), PAPER, np.uint8)
+    for x in (box[0] - 2, box[0] + box[2] + 1):
+        cv2.line(crop, (x, 0), (x, 109), (120, 120, 235), 2)
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    (w, h), _ = cv2.getTextSize("7", font, 2.2, 5)
+    cv2.putText(crop, "7", (72 - w // 2, 55 + h // 2), font, 2.2, INK, 5, cv2.LINE_AA)
+    for text, right in (("3", False), ("5", True)):
+        (w, h), _ = cv2.getTextSize(text, font, scale, 4)
+        cv2.putText(crop, text, (142 - w if right else 3, 55 + h // 2), font, scale, INK, 4,
+                    cv2.LINE_AA)
+    return crop, box
+
+
+def test_a_cell_read_as_a_longer_number_than_its_row_allows_is_read_from_its_box() -> None:
+    from escalero.scan.edge_ink import box_alone
+    from escalero.scan.recognize import CellCrop, DigitModelRecognizer
+
+    crop, box = _digit_string()
+    alone = box_alone(crop, box)
+    assert alone is not None and box_alone(crop, None) is None
+    assert (alone[:, :box[0] - 3] == alone[0, 0]).all()  # the margin is paper now
+    assert (alone[30:80, 60:85] == crop[30:80, 60:85]).all()  # the 7 is untouched
+    allowed = tuple(range(1, 10))
+    first = DigitModelRecognizer(edge_ink=False, second_look=False).read(
+        [CellCrop(crop, allowed, box)])[0]
+    assert first.confidence < 0.1 and first.outside and first.outside[0][0] >= 100
+    (reading,) = DigitModelRecognizer().read([CellCrop(crop, allowed, box)])
+    assert reading.value == 7 and not reading.certain
+    assert "box alone" in reading.why

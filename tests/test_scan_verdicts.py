@@ -93,6 +93,7 @@ def test_a_reading_says_why_it_is_certain_or_not() -> None:
     lambda: AdaptParams(min_similarity=2.0),
     lambda: ReadingSettings(jitters=()),
     lambda: ReadingSettings(jitters=(Jitter(0.0, 0),)),
+    lambda: ReadingSettings(box_alone_from=0.0),
 ])
 def test_settings_refuse_values_out_of_range(make) -> None:
     with pytest.raises(ValueError):
