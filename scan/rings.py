@@ -73,6 +73,10 @@ class RingSettings:
     # the pen starts and ends). Digits written close together (a 131) make a round outline
     # too, broken where one digit meets the next.
     max_gaps_touching: int = 1
+    # A row (column) of strokes filling this share of the crop's width (height) is a printed
+    # rule, taken off before the ring is looked for. Writing spans at most the box (the crop
+    # less its 1.5 mm margins), 90% of a wide crop's width.
+    rule_span: float = 0.9
 
     def __post_init__(self) -> None:
         if not (0.0 < self.min_height < 1.0 and 0.0 < self.min_cover <= 1.0
@@ -82,7 +86,7 @@ class RingSettings:
                 and 0.0 < self.min_inside < 1.0 and 0.0 < self.min_round <= 1.0
                 and 0.0 < self.min_touching_ring <= 1.0 and 0.0 < self.min_inside_width < 1.0
                 and self.ring_widths > 0.0 and self.max_gaps_touching >= 0
-                and self.min_height_touching > 0.0):
+                and self.min_height_touching > 0.0 and 0.0 < self.rule_span <= 1.0):
             raise ValueError("rings: need shares in (0, 1], within < 1, ring_widths and "
                              "min_height_touching > 0, max_gaps_touching >= 0")
 
@@ -103,6 +107,7 @@ def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     if found is None:
         return None
     strong, scale = found
+    strong = _without_rules(strong, settings.rule_span)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
     if n < 2:
         return None
@@ -118,6 +123,20 @@ def ring_mask(image: np.ndarray, box_px: tuple[int, int, int, int],
     full = cv2.resize(ring, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_NEAREST)
     rim = ink.rim_px
     return cv2.dilate(full, np.ones((rim, rim), np.uint8)) > 0
+
+
+def _without_rules(strong: np.ndarray, span: float) -> np.ndarray:
+    """The strokes without the rows (columns) they fill across `span` of the crop's width
+    (height): a score card's printed rules, which a ring touching them would join into
+    one stroke with the lines (a dark, blurred golf card)."""
+    rows = strong.mean(axis=1) >= span
+    cols = strong.mean(axis=0) >= span
+    if not rows.any() and not cols.any():
+        return strong
+    out = strong.copy()
+    out[rows, :] = 0
+    out[:, cols] = 0
+    return out
 
 
 def _fitted(part: np.ndarray, rounds: int = 3, keep: float = 0.75

@@ -7,6 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from escalero.benchmarks import real
 from escalero.scan import rings
 from escalero.scan.recognize import CellCrop, get_recognizer
 from escalero.scan.rings import RingSettings, without_ring
@@ -92,6 +93,8 @@ def test_settings_are_checked() -> None:
         RingSettings(max_gaps_touching=-1)
     with pytest.raises(ValueError):
         RingSettings(min_inside_width=1.0)
+    with pytest.raises(ValueError):
+        RingSettings(rule_span=0.0)
 
 
 def test_a_cell_read_without_its_ring_is_never_certain() -> None:
@@ -177,3 +180,22 @@ def test_a_triangle_or_a_box_round_a_number_is_painted_over(
 def test_a_polygon_round_nothing_is_no_ring() -> None:
     assert without_ring(_polygon_round("", TRIANGLE), BOX) is None
     assert rings._hull_outline(np.zeros((40, 40), np.uint8), 40, rings.RINGS) is None
+
+
+@pytest.mark.skipif(not (real.DEFAULT_DATA / "golf").is_dir(),
+                    reason="../shared/data/real is absent")
+def test_a_ring_on_a_printed_rule_is_found_apart_from_it() -> None:
+    """A ring drawn down to the card's dark rule below the box, and up to the ring of the
+    row above, is one stroke with them (real golf card IMG_9378, its circled total 7): the
+    rule, filling its rows across the crop, is taken off before the ring is looked for."""
+    truth = next(real.load_truth(p) for p in real.truth_files()
+                 if real.load_truth(p).name == "golf-IMG_9378")
+    block = next(b for b in truth.blocks if b.name == "front-top-out")
+    photo = cv2.imread(str(real.DEFAULT_DATA / truth.photo))
+    if photo is None:
+        pytest.skip(f"{truth.photo} is absent")
+    image, box = real.cut_cell(photo, block, 1, 0)
+    assert rings.ring_mask(image, box) is not None
+    assert rings.ring_mask(image, box, RingSettings(rule_span=1.0)) is None
+    (reading,) = get_recognizer("default").read([CellCrop(image, None, box)])
+    assert reading.value == 7 and not reading.certain
