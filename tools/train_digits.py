@@ -328,7 +328,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="only make the training set into --cache (then train several "
                          "networks on it at once)")
     ap.add_argument("--recalibrate", action="store_true",
-                    help="only refit calibration of OUT/digits.onnx (no torch needed)")
+                    help="only refit calibration of OUT/digits.onnx (cv2.dnn reads the "
+                         "networks; the script itself still imports torch)")
     ap.add_argument("--members", type=Path, nargs="+",
                     help="with --recalibrate: read these networks together (mean logits)")
     return ap
