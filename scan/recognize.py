@@ -11,7 +11,7 @@ probability away from the allowed readings, so the cell comes back uncertain ins
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -438,18 +438,30 @@ class DigitModelRecognizer:
                  and digit_count(readings[i].outside[0][0])
                  > max(digit_count(v) for v in c.allowed)
                  and (clean := edge_ink.box_alone(c.image, c.box_px)) is not None]
+        return self._read_instead(
+            crops, readings, again, "from its box alone",
+            lambda first, second: second.confidence >= max(settings.box_alone_from,
+                                                           first.confidence))
+
+    def _read_instead(self, crops: Sequence[CellCrop], readings: list[CellReading],
+                      again: list[tuple[int, np.ndarray]], by: str,
+                      stands: Callable[[CellReading, CellReading], bool]
+                      ) -> tuple[list[CellReading], set[int]]:
+        """The cells `again` ((index, the crop's image to read instead)) read so (`by`);
+        a second reading takes a cell's place where `stands(first, second)`, and is never
+        certain by itself. Returns the readings and the cells whose reading was taken."""
         if not again:
             return readings, set()
-        cleaned = [replace(crops[i], image=clean) for i, clean in again]
-        second = self._decode_all(self._logits_of([clean for _, clean in again]), cleaned,
-                                  by="its box alone")
-        out, boxed = list(readings), set()
+        cleaned = [replace(crops[i], image=image) for i, image in again]
+        second = self._decode_all(self._logits_of([image for _, image in again]), cleaned,
+                                  by=by)
+        out, taken = list(readings), set()
         for (i, _), reading in zip(again, second, strict=True):
-            if reading.confidence >= max(settings.box_alone_from, readings[i].confidence):
-                out[i] = lowered(reading, f"{reading.why}; read from its box alone, which "
-                                 "never makes a reading certain")
-                boxed.add(i)
-        return out, boxed
+            if stands(readings[i], reading):
+                out[i] = lowered(reading, f"{reading.why}; read {by}, which never makes a "
+                                 "reading certain")
+                taken.add(i)
+        return out, taken
 
     def _without_rings(self, crops: Sequence[CellCrop], readings: list[CellReading]
                        ) -> tuple[list[CellReading], set[int]]:
@@ -461,18 +473,9 @@ class DigitModelRecognizer:
         again = [(i, clean) for i, c in enumerate(crops) if not readings[i].certain
                  and (clean := rings.without_ring(c.image, c.box_px, self.settings.rings,
                                                   self.settings.edge_ink)) is not None]
-        if not again:
-            return readings, set()
-        cleaned = [replace(crops[i], image=clean) for i, clean in again]
-        second = self._decode_all(self._logits_of([clean for _, clean in again]), cleaned,
-                                  by="without the ring drawn round it")
-        out, ringed = list(readings), set()
-        for (i, _), reading in zip(again, second, strict=True):
-            if reading.confidence > readings[i].confidence:
-                out[i] = lowered(reading, f"{reading.why}; read without the ring drawn round "
-                                 "it, which never makes a reading certain")
-                ringed.add(i)
-        return out, ringed
+        return self._read_instead(
+            crops, readings, again, "without the ring drawn round it",
+            lambda first, second: second.confidence > first.confidence)
 
     def _enlarged(self, crops: Sequence[CellCrop], readings: list[CellReading], skip: set[int]
                   ) -> tuple[list[CellReading], set[int]]:

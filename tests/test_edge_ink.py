@@ -257,20 +257,14 @@ def test_a_reading_certain_only_without_the_stroke_needs_neighbour_free_accept(
 
 @pytest.mark.skipif(not Path(real.DEFAULT_DATA, "golf").is_dir(),
                     reason="../shared/data/real is absent")
-def test_a_cell_read_empty_without_its_neighbours_arcs_takes_that_reading() -> None:
+def test_a_cell_read_empty_without_its_neighbours_arcs_takes_that_reading(real_cell) -> None:
     """An empty golf cell under a birdie's ring and over another (real photo IMG_9425,
     back nine, row 3, hole 10) reads as struck at 0.986 with the two arcs, and as empty at
     0.976 without them: the second reading stands where it is nearly sure (0.9), even
     though the first, read through the arcs, was surer. It stays unsure."""
     from escalero.scan.recognize import CellCrop, get_recognizer
 
-    truth = next(real.load_truth(p) for p in real.truth_files()
-                 if real.load_truth(p).name == "golf-IMG_9425")
-    block = next(b for b in truth.blocks if b.name == "back")
-    photo = cv2.imread(str(real.DEFAULT_DATA / truth.photo))
-    if photo is None:
-        pytest.skip(f"{truth.photo} is absent")
-    image, box = real.cut_cell(photo, block, 2, 0)
+    image, box, block = real_cell("golf-IMG_9425", "back", 2, 0)
     (reading,) = get_recognizer("default").read([CellCrop(image, block.allowed, box)])
     assert reading.value is None and not reading.certain
     assert "without a neighbour's stroke" in reading.why

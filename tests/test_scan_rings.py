@@ -184,17 +184,11 @@ def test_a_polygon_round_nothing_is_no_ring() -> None:
 
 @pytest.mark.skipif(not (real.DEFAULT_DATA / "golf").is_dir(),
                     reason="../shared/data/real is absent")
-def test_a_ring_on_a_printed_rule_is_found_apart_from_it() -> None:
+def test_a_ring_on_a_printed_rule_is_found_apart_from_it(real_cell) -> None:
     """A ring drawn down to the card's dark rule below the box, and up to the ring of the
     row above, is one stroke with them (real golf card IMG_9378, its circled total 7): the
     rule, filling its rows across the crop, is taken off before the ring is looked for."""
-    truth = next(real.load_truth(p) for p in real.truth_files()
-                 if real.load_truth(p).name == "golf-IMG_9378")
-    block = next(b for b in truth.blocks if b.name == "front-top-out")
-    photo = cv2.imread(str(real.DEFAULT_DATA / truth.photo))
-    if photo is None:
-        pytest.skip(f"{truth.photo} is absent")
-    image, box = real.cut_cell(photo, block, 1, 0)
+    image, box, _ = real_cell("golf-IMG_9378", "front-top-out", 1, 0)
     assert rings.ring_mask(image, box) is not None
     assert rings.ring_mask(image, box, RingSettings(rule_span=1.0)) is None
     (reading,) = get_recognizer("default").read([CellCrop(image, None, box)])
