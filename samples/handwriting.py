@@ -110,6 +110,9 @@ class Writer:
     # Writes 1s with a long upstroke and 7s with a crossbar, as Austrians do, whatever the
     # glyph source drew (training only; the stroke writers draw such glyphs themselves).
     continental: bool = False
+    # A continental writer whose 1's upstroke is long, 0.55-0.9 of its height and steep,
+    # so that the 1 nearly makes an inverted V (the real golf cards' writers; training only).
+    long_upstroke: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -240,7 +243,7 @@ def _number_mask(value: int, writer: Writer, box_h: int, rng: np.random.Generato
         d = int(ch)
         glyph = pools[d][writer.glyphs[d][int(rng.integers(len(writer.glyphs[d])))]]
         if writer.continental and d in (1, 7) and writer.source != "strokes":
-            glyph = continental_glyph(glyph, d, rng)
+            glyph = continental_glyph(glyph, d, rng, writer.long_upstroke)
         gh, gw = glyph.shape
         scale = h / max(gh, 10) * rng.uniform(0.93, 1.07)
         size = (max(2, round(gw * scale * writer.width * rng.uniform(0.92, 1.08))),
@@ -291,10 +294,11 @@ def _stroke_width(glyph: np.ndarray) -> float:
 _FINER = 3  # continental_glyph's drawing scale
 
 
-def continental_glyph(glyph: np.ndarray, digit: int, rng: np.random.Generator
-                      ) -> np.ndarray:
-    """A 1 given a long upstroke from its top down to the left (0.35-0.65 of its height),
-    or a 7 given a crossbar through its stem, drawn at the glyph's own stroke width."""
+def continental_glyph(glyph: np.ndarray, digit: int, rng: np.random.Generator,
+                      long: bool = False) -> np.ndarray:
+    """A 1 given a long upstroke from its top down to the left (0.35-0.65 of its height,
+    25-55 degrees below the horizontal; `long`: 0.55-0.9 and 30-70 degrees), or a 7 given
+    a crossbar through its stem, drawn at the glyph's own stroke width."""
     width = _stroke_width(glyph) * _FINER
     # Drawn on a finer copy: at MNIST's 14 px a 2 px stroke meeting the stem would close
     # the angle between them into a wedge.
@@ -303,8 +307,9 @@ def continental_glyph(glyph: np.ndarray, digit: int, rng: np.random.Generator
     gh, gw = glyph.shape
     thick = max(1, int(round(width)))
     if digit == 1:
-        length = rng.uniform(0.35, 0.65) * gh
-        angle = math.radians(rng.uniform(25, 55))  # below the horizontal
+        length = rng.uniform(*((0.55, 0.9) if long else (0.35, 0.65))) * gh
+        angle = math.radians(rng.uniform(*((30, 70) if long else (25, 55))))  # below the
+        # horizontal
         reach = int(math.ceil(length * math.cos(angle) + width))
         out = np.pad(glyph, ((0, 0), (reach, 0)))
         top = np.nonzero(glyph[:max(1, gh // 8)].max(axis=0) > 0.5)[0]

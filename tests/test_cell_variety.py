@@ -91,10 +91,10 @@ def test_a_scaled_variety_halves_each_share_and_keeps_the_offset() -> None:
     assert scaled(HANDS_VARIETY, 1.0) == HANDS_VARIETY
 
 
-def _added_ink(glyph: np.ndarray, digit: int, seed: int) -> np.ndarray:
+def _added_ink(glyph: np.ndarray, digit: int, seed: int, long: bool = False) -> np.ndarray:
     """The ink continental_glyph adds to `glyph`: the result less the glyph itself, found
     where it lies in the result (drawn at 3x, then cropped to the ink)."""
-    changed = continental_glyph(glyph, digit, np.random.default_rng(seed)) > 0.5
+    changed = continental_glyph(glyph, digit, np.random.default_rng(seed), long) > 0.5
     plain = cv2.resize(glyph, (glyph.shape[1] * 3, glyph.shape[0] * 3),
                        interpolation=cv2.INTER_CUBIC) > 0.5
     for dy in range(changed.shape[0] - plain.shape[0] + 1):
@@ -107,10 +107,10 @@ def _added_ink(glyph: np.ndarray, digit: int, seed: int) -> np.ndarray:
     raise AssertionError("the glyph's own ink is not kept")
 
 
-def _added_inks(source: str, digit: int) -> list[tuple[int, np.ndarray]]:
+def _added_inks(source: str, digit: int, long: bool = False) -> list[tuple[int, np.ndarray]]:
     """(glyph index, added ink) for every sixth of the first 60 training glyphs of `digit`."""
     glyphs = _glyph_pool(source, "train")[digit]
-    return [(i, _added_ink(glyphs[i], digit, i)) for i in range(0, 60, 6)]
+    return [(i, _added_ink(glyphs[i], digit, i, long)) for i in range(0, 60, 6)]
 
 
 @pytest.mark.parametrize("source", ["mnist", "fonts"])
@@ -121,6 +121,20 @@ def test_a_continental_one_has_a_long_upstroke_from_its_top(source: str) -> None
         # third: an upstroke, not a foot.
         assert added.any(axis=0).sum() >= 0.2 * h, (i, added.any(axis=0).sum(), h)
         assert added[: h // 5].any() and not added[2 * h // 3:].any(), i
+
+
+@pytest.mark.parametrize("source", ["mnist", "fonts"])
+def test_a_long_upstroke_reaches_further_down_than_the_usual_one(source: str) -> None:
+    # The same glyphs and draws: the long upstroke ends lower (past half the 1's height
+    # for most glyphs, where the usual one never reaches), and still none at the foot.
+    def lowest(added: np.ndarray) -> float:
+        return float(np.nonzero(added.any(axis=1))[0].max() / added.shape[0])
+
+    usual = [lowest(a) for _, a in _added_inks(source, 1)]
+    long = [lowest(a) for _, a in _added_inks(source, 1, long=True)]
+    assert all(b > a for a, b in zip(usual, long, strict=True)), (usual, long)
+    assert max(usual) < 0.6 and sum(b >= 0.5 for b in long) >= 7, (usual, long)
+    assert max(long) < 0.95, long
 
 
 @pytest.mark.parametrize("source", ["mnist", "fonts"])

@@ -29,6 +29,7 @@ import torch  # noqa: E402
 from escalero.samples.cell_crops import (  # noqa: E402
     CELLS_VERSION,
     HANDS_VARIETY,
+    ONES_VARIETY,
     REAL_VARIETY,
     CellVariety,
     narrow_box,
@@ -74,6 +75,8 @@ def _make_chunk(job: Job) -> tuple[np.ndarray, list, list]:
             if variety is not None and variety.continental > 0 \
                     and rng.random() < variety.continental:
                 writer = replace(writer, continental=True)
+                if variety.long_upstroke > 0 and rng.random() < variety.long_upstroke:
+                    writer = replace(writer, long_upstroke=True)
         if row_aware:
             entry, allowed = random_entry(rng)
         else:
@@ -192,6 +195,23 @@ def loss_fn(out: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
                 for i in range(length):
                     a = first + 10 * i
                     loss = loss + ce(o[sel][:, a:a + 10], tt[sel][:, 2 + i]) * sel.float().mean()
+    return loss
+
+
+# The output's softmax groups: kind, length and the six digit heads.
+HEAD_GROUPS = ((0, 3), (3, 6)) + tuple((6 + 10 * i, 16 + 10 * i) for i in range(6))
+
+
+def distil_loss(out: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
+    """KL(teacher || student) summed over the output's softmax groups: the student is held
+    to the teacher's odds as well as to the truth, so that a fine-tune on new shapes need
+    not drift on the cells the team already reads (each plain fine-tune refitted a higher
+    temperature and accept threshold; what --distil gave: docs/digit-model.md, Retrain)."""
+    loss = out.new_zeros(())
+    for a, b in HEAD_GROUPS:
+        p = torch.softmax(teacher[:, a:b], dim=1)
+        log_q = torch.log_softmax(out[:, a:b], dim=1)
+        loss = loss + (p * (torch.log(p.clamp_min(1e-12)) - log_q)).sum(dim=1).mean()
     return loss
 
 
@@ -319,6 +339,13 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--hands-share", type=float, default=1.0,
                     help="with --hands: each of HANDS_VARIETY's shares times this (0-1), a "
                          "lighter dose beside the generator's own cells")
+    ap.add_argument("--ones", action="store_true",
+                    help="cells with the Austrian 1 and 7 alone (samples.cell_crops."
+                         "ONES_VARIETY): half of the 1s with a long, steep upstroke")
+    ap.add_argument("--distil", type=Path, nargs="+",
+                    help="networks (.onnx) whose mean logits the student also learns (KL, "
+                         "--distil-weight): a fine-tune keeps the team's odds")
+    ap.add_argument("--distil-weight", type=float, default=1.0)
     ap.add_argument("--calib-real", action="store_true",
                     help="calibration cells with REAL_VARIETY as well")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
@@ -336,12 +363,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _variety(args: argparse.Namespace) -> CellVariety | None:
-    """The training cells' variety: --real, --hands, or none (the generator's own)."""
-    if args.real and args.hands:
-        raise SystemExit("train_digits: --real and --hands are two varieties; pick one")
+    """The training cells' variety: --real, --hands, --ones, or none (the generator's
+    own)."""
+    if args.real + args.hands + args.ones > 1:
+        raise SystemExit("train_digits: --real, --hands and --ones are varieties; pick one")
     if args.hands and not 0.0 < args.hands_share <= 1.0:
         raise SystemExit("train_digits: --hands-share is a share in (0, 1]")
     hands = scaled(HANDS_VARIETY, args.hands_share)
+    if args.ones:
+        return ONES_VARIETY
     return REAL_VARIETY if args.real else hands if args.hands else None
 
 
@@ -368,7 +398,7 @@ def _training_set(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _train(model: CellNet, x: np.ndarray, t: np.ndarray, args: argparse.Namespace,
-           t0: float) -> tuple[int, int]:
+           t0: float, teacher: np.ndarray | None = None) -> tuple[int, int]:
     """Train in place (AdamW, warm-up then cosine); returns (epochs, steps) run."""
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     batch, max_lr = args.batch, args.lr
@@ -378,6 +408,7 @@ def _train(model: CellNet, x: np.ndarray, t: np.ndarray, args: argparse.Namespac
     budget = args.minutes * 60 if args.minutes else None
     device = next(model.parameters()).device
     xt, tt = torch.from_numpy(x).to(device), torch.from_numpy(t).to(device)
+    zt = None if teacher is None else torch.from_numpy(teacher.astype(np.float32)).to(device)
     rng = np.random.default_rng(args.seed)
     t_train, step, epoch, done = time.time(), 0, 0, False
     while not done:
@@ -399,7 +430,10 @@ def _train(model: CellNet, x: np.ndarray, t: np.ndarray, args: argparse.Namespac
             xb = xb * torch.empty(len(idx), 1, 1, 1, device=device).uniform_(0.7, 1.0)
             dy, dx = (int(v) for v in rng.integers(-2, 3, 2))
             xb = torch.roll(xb, shifts=(dy, dx), dims=(2, 3))
-            loss = loss_fn(model(xb), tt[idx])
+            out = model(xb)
+            loss = loss_fn(out, tt[idx])
+            if zt is not None:
+                loss = loss + args.distil_weight * distil_loss(out, zt[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -451,7 +485,13 @@ def main() -> None:
         init_from_onnx(model, args.init, x)
     elif args.init:
         model.load_state_dict(torch.load(args.init))
-    epoch, step = _train(model.to(args.device), x, t, args, t0)
+    teacher = None
+    if args.distil:
+        from escalero.scan.digit_model import run_members
+
+        teacher = run_members(x, args.distil)  # the team's mean logits
+        print(f"teacher's logits ready after {time.time() - t0:.0f} s", flush=True)
+    epoch, step = _train(model.to(args.device), x, t, args, t0, teacher)
 
     xc, ec, ac = make_set(args.calib, "eval", args.seed + 1000, 0.5, row_aware=True,
                           workers=args.threads, spill=args.spill / 2, source=args.calib_source,
@@ -463,7 +503,8 @@ def main() -> None:
     meta = {**calib, "calib_seed": args.seed + 1000, "calib_source": args.calib_source,
             "input": [INPUT_H, INPUT_W], "train_cells": int(len(x)), "source": args.source,
             "epochs": epoch, "steps": step, "seed": args.seed, "real": bool(args.real),
-            "hands": bool(args.hands), "calib_real": bool(args.calib_real),
+            "hands": bool(args.hands), "ones": bool(args.ones),
+            "distil": [str(p) for p in args.distil or []], "calib_real": bool(args.calib_real),
             "train_seconds": round(time.time() - t0),
             "torch": torch.__version__}
     (args.out / "digits.json").write_text(json.dumps(meta, indent=1) + "\n")
