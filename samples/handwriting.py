@@ -308,8 +308,8 @@ def continental_glyph(glyph: np.ndarray, digit: int, rng: np.random.Generator,
     thick = max(1, int(round(width)))
     if digit == 1:
         length = rng.uniform(*((0.55, 0.9) if long else (0.35, 0.65))) * gh
-        angle = math.radians(rng.uniform(*((30, 70) if long else (25, 55))))  # below the
-        # horizontal
+        # below the horizontal
+        angle = math.radians(rng.uniform(*((30, 70) if long else (25, 55))))
         reach = int(math.ceil(length * math.cos(angle) + width))
         out = np.pad(glyph, ((0, 0), (reach, 0)))
         top = np.nonzero(glyph[:max(1, gh // 8)].max(axis=0) > 0.5)[0]

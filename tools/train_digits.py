@@ -48,7 +48,9 @@ from escalero.scan.digit_model import (  # noqa: E402
     PREPROCESS_VERSION,
     decode,
     fit_accept,
+    members,
     preprocess,
+    run_members,
     score_cell,
 )
 from torch import nn  # noqa: E402
@@ -198,8 +200,9 @@ def loss_fn(out: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
     return loss
 
 
-# The output's softmax groups: kind, length and the six digit heads.
-HEAD_GROUPS = ((0, 3), (3, 6)) + tuple((6 + 10 * i, 16 + 10 * i) for i in range(6))
+# The output's softmax groups (as digit_model.score_cells reads them): kind, length and
+# the six digit heads of ten.
+HEAD_GROUPS = ((0, 3), (3, 6)) + tuple((a, a + 10) for a in range(6, N_OUT, 10))
 
 
 def distil_loss(out: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
@@ -269,8 +272,6 @@ def recalibrate(args: argparse.Namespace) -> None:
 
     With --members, the listed networks become OUT's team: copied in as digits.onnx,
     digits-2.onnx, ..., listed in digits.json, and calibrated on their mean logits."""
-    from escalero.scan.digit_model import members, run_members
-
     onnx_path = args.out / "digits.onnx"
     meta_path = args.out / "digits.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
@@ -345,7 +346,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--distil", type=Path, nargs="+",
                     help="networks (.onnx) whose mean logits the student also learns (KL, "
                          "--distil-weight): a fine-tune keeps the team's odds")
-    ap.add_argument("--distil-weight", type=float, default=1.0)
+    ap.add_argument("--distil-weight", type=float, default=1.0,
+                    help="with --distil: the KL term's weight beside the truth's loss")
     ap.add_argument("--calib-real", action="store_true",
                     help="calibration cells with REAL_VARIETY as well")
     ap.add_argument("--quick", action="store_true", help="small smoke run")
@@ -487,8 +489,6 @@ def main() -> None:
         model.load_state_dict(torch.load(args.init))
     teacher = None
     if args.distil:
-        from escalero.scan.digit_model import run_members
-
         teacher = run_members(x, args.distil)  # the team's mean logits
         print(f"teacher's logits ready after {time.time() - t0:.0f} s", flush=True)
     epoch, step = _train(model.to(args.device), x, t, args, t0, teacher)
